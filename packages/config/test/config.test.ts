@@ -1,0 +1,38 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "../src/config.ts";
+
+describe("loadConfig", () => {
+  it("applies the documented defaults", () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({ port: 3000, host: "127.0.0.1", databaseUrl: undefined, pgliteDir: ".data/pglite" });
+    expect(config.allowedOrigins).toEqual([]);
+    expect(config.logLevel).toBe("info");
+  });
+
+  it("parses lists and numbers", () => {
+    const config = loadConfig({ PORT: "8080", ALLOWED_ORIGINS: "https://a.example, https://b.example" });
+    expect(config.port).toBe(8080);
+    expect(config.allowedOrigins).toEqual(["https://a.example", "https://b.example"]);
+  });
+
+  it.each([
+    ["PORT", "eighty"],
+    ["PORT", "70000"],
+    ["LOG_LEVEL", "verbose"],
+    ["DATABASE_URL", "mysql://x"],
+    ["JWT_SECRET", "short"],
+    ["ALLOWED_ORIGINS", "not a url"],
+    ["NODE_ENV", "staging"],
+  ])("refuses %s=%s with a one-line message naming the variable", (variable, value) => {
+    let caught: unknown;
+    try {
+      loadConfig({ [variable]: value });
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(ConfigError);
+    const message = caught instanceof Error ? caught.message : "";
+    expect(message).toContain(variable);
+    expect(message).not.toContain("\n");
+  });
+});

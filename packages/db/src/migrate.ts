@@ -1,0 +1,50 @@
+import { readFile } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
+import { sql } from "drizzle-orm";
+import { z } from "zod";
+import type { Db } from "./client.ts";
+import { rowsOf } from "./client.ts";
+
+/** The committed SQL migrations at the repository root (`drizzle/`). */
+export const migrationsFolder = fileURLToPath(new URL("../../../drizzle/", import.meta.url));
+
+/** Arbitrary but fixed: every process that migrates takes this advisory lock first. */
+const MIGRATION_LOCK_KEY = 724_310_051;
+
+const journalSchema = z.object({
+  entries: z.array(z.object({ idx: z.number(), tag: z.string() })),
+});
+
+/**
+ * Applies the pending drizzle-kit migrations in one transaction, under a transaction-scoped
+ * advisory lock so that several server processes starting together apply each migration once.
+ * Returns the tags that were applied by this call.
+ */
+export async function migrate(
+  db: Db,
+  options: { folder?: string; onApply?: (tag: string) => void } = {},
+): Promise<string[]> {
+  const folder = options.folder ?? migrationsFolder;
+  const journal = journalSchema.parse(JSON.parse(await readFile(`${folder}meta/_journal.json`, "utf8")));
+  const entries = [...journal.entries].sort((a, b) => a.idx - b.idx);
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`);
+    await tx.execute(sql`create table if not exists schema_migrations (
+      tag text primary key,
+      applied_at timestamptz(3) not null default now()
+    )`);
+    const done = new Set(rowsOf<{ tag: string }>(await tx.execute(sql`select tag from schema_migrations`)).map((r) => r.tag));
+    const applied: string[] = [];
+    for (const entry of entries) {
+      if (done.has(entry.tag)) continue;
+      const text = await readFile(`${folder}${entry.tag}.sql`, "utf8");
+      for (const statement of text.split("--> statement-breakpoint")) {
+        if (statement.trim()) await tx.execute(sql.raw(statement));
+      }
+      await tx.execute(sql`insert into schema_migrations (tag) values (${entry.tag})`);
+      options.onApply?.(entry.tag);
+      applied.push(entry.tag);
+    }
+    return applied;
+  });
+}

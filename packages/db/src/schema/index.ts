@@ -1,0 +1,5 @@
+export * from "./appointments.ts";
+export * from "./clinics.ts";
+export * from "./schedule.ts";
+export * from "./services.ts";
+export * from "./users.ts";

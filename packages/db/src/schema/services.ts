@@ -1,0 +1,60 @@
+import { sql } from "drizzle-orm";
+import { boolean, check, foreignKey, index, integer, jsonb, numeric, pgTable, text, unique, uuid } from "drizzle-orm/pg-core";
+import { clinicMembers, clinics } from "./clinics.ts";
+import { idColumn, instant, timestamps } from "./columns.ts";
+
+/** A bookable offering; at most one assigned provider (by user id), null = any provider. */
+export const services = pgTable(
+  "services",
+  {
+    id: idColumn(),
+    clinicId: uuid("clinic_id")
+      .notNull()
+      .references(() => clinics.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    durationMin: integer("duration_min").notNull(),
+    price: numeric("price", { precision: 10, scale: 2 }),
+    providerId: uuid("provider_id"),
+    isActive: boolean("is_active").notNull().default(true),
+    deletedAt: instant("deleted_at"),
+    ...timestamps(),
+  },
+  (t) => [
+    unique("services_clinic_id_key").on(t.clinicId, t.id),
+    foreignKey({
+      name: "services_provider_fk",
+      columns: [t.clinicId, t.providerId],
+      foreignColumns: [clinicMembers.clinicId, clinicMembers.userId],
+    }).onUpdate("cascade"),
+    check("services_duration_range", sql`${t.durationMin} between 1 and 1440`),
+    check("services_price_non_negative", sql`${t.price} is null or ${t.price} >= 0`),
+    check("services_name_length", sql`char_length(${t.name}) between 1 and 200`),
+    index("services_clinic_name_idx").on(t.clinicId, t.name, t.id),
+    index("services_clinic_provider_idx").on(t.clinicId, t.providerId),
+  ],
+);
+
+export const auditActions = ["SERVICE_CREATED", "SERVICE_UPDATED", "SERVICE_DELETED"] as const;
+export type AuditAction = (typeof auditActions)[number];
+
+/** Append-only trail of service changes, written in the transaction of the change. */
+export const auditLog = pgTable(
+  "audit_log",
+  {
+    id: uuid("id").primaryKey().default(sql`gen_random_uuid()`),
+    clinicId: uuid("clinic_id")
+      .notNull()
+      .references(() => clinics.id, { onDelete: "cascade" }),
+    action: text("action", { enum: auditActions }).notNull(),
+    resourceType: text("resource_type").notNull(),
+    resourceId: uuid("resource_id").notNull(),
+    userEmail: text("user_email").notNull(),
+    details: jsonb("details").$type<Record<string, unknown>>().notNull(),
+    createdAt: instant("created_at").notNull().defaultNow(),
+  },
+  (t) => [
+    check("audit_log_action_check", sql`${t.action} in ('SERVICE_CREATED', 'SERVICE_UPDATED', 'SERVICE_DELETED')`),
+    index("audit_log_clinic_created_idx").on(t.clinicId, t.createdAt, t.id),
+    index("audit_log_clinic_resource_idx").on(t.clinicId, t.resourceType, t.resourceId),
+  ],
+);
