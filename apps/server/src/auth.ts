@@ -1,0 +1,52 @@
+import type { FastifyRequest } from "fastify";
+import { type AuthUser, DomainError, type TokenVerifier, type UserProvisioner, toDomainError } from "@clinic/api";
+import type { Db } from "@clinic/db";
+
+export interface RequestAuth {
+  user: AuthUser | null;
+  authError: string | null;
+  via: "cookie" | "bearer" | null;
+}
+
+/** The token of a request: the `access_token` cookie wins over `Authorization: Bearer`. */
+export function tokenOf(request: FastifyRequest): { token: string; via: "cookie" | "bearer" } | null {
+  const cookie = request.cookies.access_token;
+  if (cookie) return { token: cookie, via: "cookie" };
+  const header = request.headers.authorization;
+  const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
+  if (match?.[1]) return { token: match[1], via: "bearer" };
+  return null;
+}
+
+/**
+ * Verifies the request's token and provisions its user. A refused token is not an exception here:
+ * procedures that need a user answer 401 with `authError`; a database outage during provisioning is.
+ */
+export async function authenticate(request: FastifyRequest, verifier: TokenVerifier, provisioner: UserProvisioner, db: Db): Promise<RequestAuth> {
+  const found = tokenOf(request);
+  if (!found) return { user: null, authError: null, via: null };
+  try {
+    const claims = await verifier.verify(found.token);
+    const user = await provisioner.provision(db, claims);
+    return { user, authError: null, via: found.via };
+  } catch (error) {
+    const domain = toDomainError(error);
+    if (domain.domainCode === "UNAUTHENTICATED") return { user: null, authError: domain.message, via: found.via };
+    throw domain;
+  }
+}
+
+const safeMethods = new Set(["GET", "HEAD", "OPTIONS"]);
+
+/**
+ * Cross-site protection: a cookie-authenticated write whose Origin is not allowed is refused.
+ * Bearer requests carry no ambient credential and are not subject to it.
+ */
+export function assertSameSite(request: FastifyRequest, allowedOrigins: readonly string[]): void {
+  if (safeMethods.has(request.method)) return;
+  const origin = request.headers.origin;
+  if (origin === undefined) return;
+  if (!request.cookies.access_token) return;
+  if (allowedOrigins.includes(origin)) return;
+  throw new DomainError("FORBIDDEN", `cross-site request from origin ${origin} refused`);
+}

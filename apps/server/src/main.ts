@@ -1,0 +1,60 @@
+import { performance } from "node:perf_hooks";
+import { createTokenVerifier, mintToken } from "@clinic/api";
+import { ConfigError, type Config, loadConfig } from "@clinic/config";
+import { migrate, openDatabase } from "@clinic/db";
+import { buildApp } from "./app.ts";
+import { devAdmin, resolveJwtSecret } from "./secrets.ts";
+
+function fail(message: string): never {
+  console.error(message);
+  process.exit(1);
+}
+
+async function start(config: Config): Promise<void> {
+  const started = performance.now();
+  const secret = await resolveJwtSecret(config);
+  const verifier = createTokenVerifier({ ...config.jwt, secret });
+  const target = config.databaseUrl ? "PostgreSQL (DATABASE_URL)" : `embedded PGlite in ${config.pgliteDir}`;
+  console.log(`Opening ${target} ...`);
+  const database = await openDatabase({ url: config.databaseUrl, pgliteDir: config.pgliteDir });
+  const applied = await migrate(database.db, { onApply: (tag) => console.log(`  applied migration ${tag}`) });
+  console.log(applied.length > 0 ? `Migrations applied: ${applied.length}` : "Database schema is up to date");
+
+  const app = await buildApp({ config, database, verifier });
+  let closing = false;
+  const shutdown = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, "shutting down");
+    const force = setTimeout(() => process.exit(1), 10_000);
+    force.unref();
+    void app
+      .close()
+      .then(() => database.close())
+      .then(() => process.exit(0), () => process.exit(1));
+  };
+  process.on("SIGTERM", () => shutdown("SIGTERM"));
+  process.on("SIGINT", () => shutdown("SIGINT"));
+
+  await app.listen({ port: config.port, host: config.host });
+  const address = app.server.address();
+  const port = typeof address === "object" && address ? address.port : config.port;
+  const base = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
+  console.log(`\nClinic Scheduling Service listening on ${base} (ready in ${Math.round(performance.now() - started)} ms)`);
+  console.log(`  API reference: ${base}/docs   OpenAPI: ${base}/v1/openapi.json`);
+  if (secret && config.nodeEnv !== "production") {
+    const token = await mintToken(secret, { sub: devAdmin.sub, email: devAdmin.email, roles: ["ADMIN"] }, { expiresIn: "30d", issuer: config.jwt.issuer, audience: config.jwt.audience });
+    console.log(`\nA global ADMIN token (valid 30 days; mint others with \`npm run token -- --email you@x.test\`):\n  ${token}`);
+    console.log(`\nTry it:\n  curl -s --cookie "access_token=${token}" ${base}/v1/clinics\n`);
+  }
+}
+
+let config: Config;
+try {
+  config = loadConfig();
+} catch (error) {
+  fail(error instanceof ConfigError ? error.message : String(error));
+}
+start(config).catch((error: unknown) => {
+  fail(error instanceof Error ? `start failed: ${error.message}` : `start failed: ${String(error)}`);
+});

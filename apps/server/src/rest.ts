@@ -1,0 +1,78 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import fp from "fastify-plugin";
+import type { AnyRouter } from "@trpc/server";
+import { type Context, DomainError, createCallerFactory } from "@clinic/api";
+import { type RouteEntry, pathParams, restRoutes } from "./routes.ts";
+
+type Caller = Record<string, unknown>;
+
+/** The procedure function at a dotted path of a caller. */
+function procedureAt(caller: Caller, path: string): (input: unknown) => Promise<unknown> {
+  let current: unknown = caller;
+  for (const segment of path.split(".")) {
+    current = typeof current === "object" || typeof current === "function" ? (current as Record<string, unknown>)[segment] : undefined;
+  }
+  if (typeof current !== "function") throw new Error(`no procedure at ${path}`);
+  return current as (input: unknown) => Promise<unknown>;
+}
+
+function mismatch(field: string): DomainError {
+  return new DomainError("VALIDATION_FAILED", `${field}: differs between the path, the query and the body`, {
+    errors: [{ path: field, message: "differs between the path, the query and the body" }],
+  });
+}
+
+/**
+ * Input of a REST request: body fields, then query fields, then path parameters and mapped
+ * headers. A field given in two places must have the same value (e.g. clinic_id in path and query).
+ */
+export function restInput(entry: RouteEntry, request: FastifyRequest): Record<string, unknown> {
+  const input: Record<string, unknown> = {};
+  const put = (key: string, value: unknown) => {
+    if (value === undefined) return;
+    if (key in input && input[key] !== value) throw mismatch(key);
+    input[key] = value;
+  };
+  const body: unknown = request.body;
+  if (body !== undefined && body !== null && entry.rest.method !== "GET") {
+    if (typeof body !== "object" || Array.isArray(body)) {
+      throw new DomainError("VALIDATION_FAILED", "the request body must be a JSON object", {
+        errors: [{ path: "(body)", message: "must be a JSON object" }],
+      });
+    }
+    for (const [key, value] of Object.entries(body)) put(key, value);
+  }
+  const query = (request.query ?? {}) as Record<string, unknown>;
+  for (const [key, value] of Object.entries(query)) put(key, value);
+  const params = (request.params ?? {}) as Record<string, unknown>;
+  for (const name of pathParams(entry.rest.path)) put(name, params[name]);
+  for (const [header, field] of Object.entries(entry.rest.headers ?? {})) put(field, request.headers[header]);
+  return input;
+}
+
+export interface RestOptions {
+  router: AnyRouter;
+  createContext: (request: FastifyRequest, reply: FastifyReply) => Promise<Context>;
+}
+
+/** Maps every procedure with `meta.rest` to its /v1 route. Errors go to the app's error handler. */
+export const restAdapter = fp(
+  async (app: FastifyInstance, options: RestOptions) => {
+    const createCaller = createCallerFactory(options.router);
+    for (const entry of restRoutes(options.router)) {
+      app.route({
+        method: entry.rest.method,
+        url: entry.rest.path,
+        handler: async (request, reply) => {
+          const ctx = await options.createContext(request, reply);
+          const caller = createCaller(ctx) as unknown as Caller;
+          const result = await procedureAt(caller, entry.procedure)(restInput(entry, request));
+          const status = entry.rest.status ?? 200;
+          if (status === 204) return reply.code(204).send();
+          return reply.code(status).send(result);
+        },
+      });
+    }
+  },
+  { name: "rest-adapter" },
+);
