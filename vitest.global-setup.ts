@@ -9,13 +9,6 @@ import { loadConfig } from "@clinic/config";
 import { migrate, openDatabase } from "@clinic/db";
 import { writePgliteTemplate } from "@clinic/db/testing";
 
-declare module "vitest" {
-  export interface ProvidedContext {
-    databaseUrl: string | undefined;
-    pgliteTemplate: string | undefined;
-  }
-}
-
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const { databaseUrl } = loadConfig();
   if (databaseUrl) {

@@ -1,7 +1,16 @@
+import type {} from "vitest";
 import { readFile, writeFile } from "node:fs/promises";
 import type { DbHandle } from "./client.ts";
 import { openDatabase } from "./client.ts";
 import { migrate } from "./migrate.ts";
+
+declare module "vitest" {
+  /** What the test run's global setup hands every test file (see vitest.global-setup.ts). */
+  export interface ProvidedContext {
+    databaseUrl: string | undefined;
+    pgliteTemplate: string | undefined;
+  }
+}
 
 /**
  * Migrates a fresh in-memory PGlite once and writes its data directory to `path`, so that every

@@ -1,0 +1,45 @@
+#!/usr/bin/env node
+// `npm start` and `npm test` on a fresh clone with only Node.js and npm: install the workspace with
+// the pinned pnpm (fetched through npx when it is not installed), then run the real command.
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const PNPM_VERSION = "10.34.9";
+
+function pnpmCommand() {
+  const probe = spawnSync("pnpm", ["--version"], { encoding: "utf8", shell: false });
+  if (probe.status === 0 && probe.stdout.trim() === PNPM_VERSION) return ["pnpm"];
+  return ["npx", "--yes", `pnpm@${PNPM_VERSION}`];
+}
+
+function runOrExit(command, args) {
+  const result = spawnSync(command, args, { stdio: "inherit", cwd: root });
+  if (result.status !== 0) process.exit(result.status ?? 1);
+}
+
+function ensureInstalled(pnpm) {
+  const marker = join(root, "node_modules", ".modules.yaml");
+  const lock = join(root, "pnpm-lock.yaml");
+  if (existsSync(marker) && statSync(marker).mtimeMs >= statSync(lock).mtimeMs) return;
+  console.log(`Installing dependencies with pnpm ${PNPM_VERSION} ...`);
+  runOrExit(pnpm[0], [...pnpm.slice(1), "install", "--frozen-lockfile"]);
+}
+
+const [task, ...rest] = process.argv.slice(2);
+const pnpm = pnpmCommand();
+ensureInstalled(pnpm);
+
+if (task === "start") {
+  // Forward signals so that SIGTERM reaches the server's graceful shutdown.
+  const child = spawn(pnpm[0], [...pnpm.slice(1), "exec", "tsx", "apps/server/src/main.ts", ...rest], { stdio: "inherit", cwd: root });
+  for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => child.kill(signal));
+  child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+} else if (task === "test") {
+  runOrExit(pnpm[0], [...pnpm.slice(1), "exec", "turbo", "run", "build", "lint", "typecheck", "test", "--concurrency=2", ...rest]);
+} else {
+  console.error("usage: node scripts/run.mjs start|test");
+  process.exit(2);
+}
