@@ -20,7 +20,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     }
     project.provide("databaseUrl", databaseUrl);
     project.provide("pgliteTemplate", undefined);
-    return async () => undefined;
+    return () => Promise.resolve();
   }
   const dir = await mkdtemp(join(tmpdir(), "clinic-pglite-"));
   const template = join(dir, "template.tar");

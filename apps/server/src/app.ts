@@ -75,7 +75,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         db,
         user: auth.user,
         authError: auth.authError,
-        requestId: String(request.id),
+        requestId: request.id,
         availabilityCache,
         ...(options.now ? { now: options.now } : {}),
       }),
@@ -94,8 +94,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     errorResponseBuilder: (_request, context) => new RateLimitedError(`rate limit exceeded; retry after ${context.after}`),
   });
 
-  app.addHook("onRequest", async (request) => {
-    assertSameSite(request, options.config.allowedOrigins);
+  app.addHook("onRequest", (request, _reply, done) => {
+    try {
+      assertSameSite(request, options.config.allowedOrigins);
+      done();
+    } catch (error) {
+      done(error instanceof Error ? error : new Error(String(error)));
+    }
   });
 
   app.setErrorHandler(async (error: unknown, request: FastifyRequest, reply: FastifyReply) => {
@@ -108,21 +113,21 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         body = problem(clientError.status, "VALIDATION_FAILED", clientError.message);
       } else {
         const domain = error instanceof DomainError ? error : toDomainError(error);
-        body = problemOf(domain, String(request.id));
+        body = problemOf(domain, request.id);
         if (body.status >= 500) request.log.error({ err: error, code: domain.domainCode }, "request failed");
       }
     }
     return reply.code(body.status).type(problemContentType).send(body);
   });
 
-  app.setNotFoundHandler(async (request, reply) => {
+  app.setNotFoundHandler((request, reply) => {
     return reply
       .code(404)
       .type(problemContentType)
       .send(problem(404, "NOT_FOUND", `no route ${request.method} ${request.url.split("?")[0] ?? ""}`));
   });
 
-  app.get("/healthz", { config: { rateLimit: false } }, async () => ({ status: "ok" }));
+  app.get("/healthz", { config: { rateLimit: false } }, () => Promise.resolve({ status: "ok" }));
   app.get("/readyz", { config: { rateLimit: false } }, async (_request, reply) => {
     try {
       await options.database.ping();
@@ -133,7 +138,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   const document = buildOpenApiDocument(appRouter, { version: "1.0.0" });
-  app.get("/v1/openapi.json", { config: { rateLimit: false } }, async () => document);
+  app.get("/v1/openapi.json", { config: { rateLimit: false } }, () => Promise.resolve(document));
   await app.register(swagger, { mode: "static", specification: { document: document as never } });
   await app.register(swaggerUi, { routePrefix: "/docs" });
 

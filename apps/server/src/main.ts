@@ -17,7 +17,7 @@ async function start(config: Config): Promise<void> {
   const target = config.databaseUrl ? "PostgreSQL (DATABASE_URL)" : `embedded PGlite in ${config.pgliteDir}`;
   console.log(`Opening ${target} ...`);
   const database = await openDatabase({ url: config.databaseUrl, pgliteDir: config.pgliteDir });
-  const applied = await migrate(database.db, { onApply: (tag) => console.log(`  applied migration ${tag}`) });
+  const applied = await migrate(database.db, { onApply: (tag) => { console.log(`  applied migration ${tag}`); } });
   console.log(applied.length > 0 ? `Migrations applied: ${applied.length}` : "Database schema is up to date");
 
   const app = await buildApp({ config, database, verifier });
@@ -33,8 +33,8 @@ async function start(config: Config): Promise<void> {
       .then(() => database.close())
       .then(() => process.exit(0), () => process.exit(1));
   };
-  process.on("SIGTERM", () => shutdown("SIGTERM"));
-  process.on("SIGINT", () => shutdown("SIGINT"));
+  process.on("SIGTERM", () => { shutdown("SIGTERM"); });
+  process.on("SIGINT", () => { shutdown("SIGINT"); });
 
   await app.listen({ port: config.port, host: config.host });
   const address = app.server.address();

@@ -20,13 +20,13 @@ function toSchema(schema: ZodType, io: "input" | "output"): JsonSchema {
         ctx.jsonSchema.format = "date-time";
       }
     },
-  }) as JsonSchema;
+  });
   delete json.$schema;
   return json;
 }
 
 function objectShape(schema: ZodType | undefined): Record<string, ZodType> {
-  if (schema && schema instanceof z.ZodObject) return schema.shape as Record<string, ZodType>;
+  if (schema && schema instanceof z.ZodObject) return schema.shape;
   return {};
 }
 

@@ -57,7 +57,7 @@ export interface RestOptions {
 
 /** Maps every procedure with `meta.rest` to its /v1 route. Errors go to the app's error handler. */
 export const restAdapter = fp(
-  async (app: FastifyInstance, options: RestOptions) => {
+  (app: FastifyInstance, options: RestOptions, done: (error?: Error) => void) => {
     const createCaller = createCallerFactory(options.router);
     for (const entry of restRoutes(options.router)) {
       app.route({
@@ -73,6 +73,7 @@ export const restAdapter = fp(
         },
       });
     }
+    done();
   },
   { name: "rest-adapter" },
 );

@@ -60,7 +60,7 @@ describe("authentication", () => {
   it("provisions the user from the claims and follows a changed e-mail", async () => {
     const user = await newUser({ admin: true });
     const created = await request(t.app, { method: "POST", url: "/v1/clinics", token: user.token, body: { name: "Prov" } });
-    const clinicId = (created.json() as { id: string }).id;
+    const clinicId = created.json<{ id: string }>().id;
     const newEmail = `renamed-${crypto.randomUUID()}@test.example`;
     const renamed = await mintToken(testSecret, { sub: user.id, email: newEmail, roles: ["ADMIN"] });
     const added = await request(t.app, {
@@ -87,9 +87,9 @@ describe("authentication", () => {
     const token = await mintToken(testSecret, { sub, email });
     const mine = await request(t.app, { method: "GET", url: "/v1/clinics", token });
     expect(mine.statusCode).toBe(200);
-    expect((mine.json() as { clinics: { id: string }[] }).clinics.map((c) => c.id)).toEqual([clinic.clinicId]);
+    expect(mine.json<{ clinics: { id: string }[] }>().clinics.map((c) => c.id)).toEqual([clinic.clinicId]);
     const members = await request(t.app, { method: "GET", url: `/v1/clinics/${clinic.clinicId}/members`, token: clinic.admin.token });
-    expect((members.json() as { members: { email: string; user_id: string }[] }).members.find((m) => m.email === email)?.user_id).toBe(sub);
+    expect(members.json<{ members: { email: string; user_id: string }[] }>().members.find((m) => m.email === email)?.user_id).toBe(sub);
   });
 });
 

@@ -10,7 +10,7 @@ describe("REST adapter", () => {
     const admin = await newUser({ admin: true });
     const created = await request(t.app, { method: "POST", url: "/v1/clinics", token: admin.token, body: { name: "Berlin Mitte", timezone: "Europe/Berlin" } });
     expect(created.statusCode).toBe(201);
-    const clinic = created.json() as { id: string; created_at: string };
+    const clinic = created.json<{ id: string; created_at: string }>();
     expect(clinic.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     const read = await request(t.app, { method: "GET", url: `/v1/clinics/${clinic.id.toUpperCase()}`, token: admin.token });
     expect(read.statusCode).toBe(200);
@@ -76,7 +76,7 @@ describe("REST adapter", () => {
     for (let page = 0; page < 10; page++) {
       const response = await request(t.app, { method: "GET", url, token: clinic.admin.token });
       expect(response.statusCode).toBe(200);
-      const body = response.json() as { members: { full_name: string }[]; next_cursor: string | null };
+      const body = response.json<{ members: { full_name: string }[]; next_cursor: string | null }>();
       names.push(...body.members.map((m) => m.full_name));
       if (!body.next_cursor) break;
       url = `/v1/clinics/${clinic.clinicId}/members?limit=2&cursor=${encodeURIComponent(body.next_cursor)}`;
@@ -100,10 +100,10 @@ describe("service endpoints", () => {
     expect((await t.app.inject({ method: "GET", url: "/healthz" })).json()).toEqual({ status: "ok" });
     const ready = await t.app.inject({ method: "GET", url: "/readyz" });
     expect(ready.statusCode).toBe(200);
-    const doc = (await t.app.inject({ method: "GET", url: "/v1/openapi.json" })).json() as {
+    const doc = (await t.app.inject({ method: "GET", url: "/v1/openapi.json" })).json<{
       openapi: string;
       paths: Record<string, Record<string, { responses: Record<string, unknown>; parameters: { name: string; in: string }[] }>>;
-    };
+    }>();
     expect(doc.openapi).toBe("3.1.0");
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(["/v1/clinics", "/v1/clinics/{clinic_id}", "/v1/clinics/{clinic_id}/members", "/v1/clinics/{clinic_id}/members/{user_id}"]));
     const addMember = doc.paths["/v1/clinics/{clinic_id}/members"]?.post;
