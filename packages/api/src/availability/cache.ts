@@ -22,6 +22,11 @@ export class AvailabilityCache {
     return entry.value;
   }
 
+  /** The stored value whatever its versions (to learn what it depends on before validating it). */
+  peek(key: string): unknown {
+    return this.entries.get(key)?.value;
+  }
+
   set(key: string, versionKey: string, value: unknown): void {
     if (this.entries.size >= this.maxEntries) {
       const oldest = this.entries.keys().next();

@@ -4,10 +4,16 @@ import { DomainError } from "../errors.ts";
 /** A UUID in any case on input, lower-case canonical after parsing. */
 export const uuid = z.uuid().transform((s) => s.toLowerCase());
 
-/** An instant with an explicit UTC offset (`Z` or `+01:00`); local times without offset are refused. */
-export const instantInput = z.iso
-  .datetime({ offset: true, message: "must be an ISO 8601 instant with a UTC offset, e.g. 2028-01-03T10:00:00Z" })
-  .transform((s) => new Date(s));
+/**
+ * An instant: an ISO 8601 string with an explicit UTC offset (`Z` or `+01:00`; a local time
+ * without offset is refused), or a Date from the typed client (superjson keeps it a Date).
+ */
+export const instantInput = z.union([
+  z.date(),
+  z.iso
+    .datetime({ offset: true, message: "must be an ISO 8601 instant with a UTC offset, e.g. 2028-01-03T10:00:00Z" })
+    .transform((s) => new Date(s)),
+], { error: "must be an ISO 8601 instant with a UTC offset, e.g. 2028-01-03T10:00:00Z" });
 
 /** Instants in responses: Date objects, serialised as ISO 8601 UTC with milliseconds. */
 export const instantOutput = z.date();
