@@ -1,4 +1,4 @@
-import { createPublicKey, type KeyObject } from "node:crypto";
+import { createPublicKey, createSecretKey, type KeyObject } from "node:crypto";
 import { SignJWT, createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTHeaderParameters, type JWTVerifyGetKey } from "jose";
 import { sql } from "drizzle-orm";
 import { z } from "zod";
@@ -46,7 +46,8 @@ function algorithmsOf(key: KeyObject): string[] {
 
 /** Builds the verifier from configuration; throws when no verification key is configured. */
 export function createTokenVerifier(settings: JwtSettings): TokenVerifier {
-  const secret = settings.secret ? new TextEncoder().encode(settings.secret) : undefined;
+  // A KeyObject, imported once: handing jose raw bytes would re-import the key on every verify.
+  const secret = settings.secret ? createSecretKey(Buffer.from(settings.secret)) : undefined;
   const publicKey = settings.publicKey ? createPublicKey(settings.publicKey) : undefined;
   const jwks = settings.jwksUrl ? createRemoteJWKSet(new URL(settings.jwksUrl)) : undefined;
   const algorithms = [

@@ -1,8 +1,8 @@
 import { initTRPC } from "@trpc/server";
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import superjson from "superjson";
 import { z } from "zod";
-import { clinicMembers, clinics } from "@clinic/db";
+import { clinicMembers, clinics, type Db } from "@clinic/db";
 import type { Context } from "./context.ts";
 import type { DomainCode } from "./errors.ts";
 import { DomainError, forbidden, notFound, toDomainError } from "./errors.ts";
@@ -89,16 +89,11 @@ export interface Membership {
 const clinicIdInput = z.object({ clinic_id: z.uuid() });
 
 /**
- * Loads the clinic and the caller's membership; refuses with 403 when the caller is not a member
- * (for any clinic id, existing or not) or ranks below `minRole`. A global ADMIN passes, and gets
- * 404 for a clinic that does not exist.
+ * The clinic and the caller's membership in one prepared statement: it runs on every
+ * clinic-scoped request, so the SQL is built once per database handle, not per request.
  */
-export async function authorizeClinic(
-  ctx: Pick<Context, "db"> & { user: { id: string; isAdmin: boolean } },
-  clinicId: string,
-  minRole: MinRole,
-): Promise<{ clinic: ClinicScope; membership: Membership | null }> {
-  const rows = await ctx.db
+function buildMembershipQuery(db: Db) {
+  return db
     .select({
       id: clinics.id,
       name: clinics.name,
@@ -108,9 +103,32 @@ export async function authorizeClinic(
       status: clinicMembers.status,
     })
     .from(clinics)
-    .leftJoin(clinicMembers, and(eq(clinicMembers.clinicId, clinics.id), eq(clinicMembers.userId, ctx.user.id)))
-    .where(eq(clinics.id, clinicId))
-    .limit(1);
+    .leftJoin(clinicMembers, and(eq(clinicMembers.clinicId, clinics.id), eq(clinicMembers.userId, sql.placeholder("userId"))))
+    .where(eq(clinics.id, sql.placeholder("clinicId")))
+    .limit(1)
+    .prepare("authorize_clinic");
+}
+const membershipQueries = new WeakMap<Db, ReturnType<typeof buildMembershipQuery>>();
+function membershipQuery(db: Db): ReturnType<typeof buildMembershipQuery> {
+  let query = membershipQueries.get(db);
+  if (!query) {
+    query = buildMembershipQuery(db);
+    membershipQueries.set(db, query);
+  }
+  return query;
+}
+
+/**
+ * Loads the clinic and the caller's membership; refuses with 403 when the caller is not a member
+ * (for any clinic id, existing or not) or ranks below `minRole`. A global ADMIN passes, and gets
+ * 404 for a clinic that does not exist.
+ */
+export async function authorizeClinic(
+  ctx: Pick<Context, "db"> & { user: { id: string; isAdmin: boolean } },
+  clinicId: string,
+  minRole: MinRole,
+): Promise<{ clinic: ClinicScope; membership: Membership | null }> {
+  const rows = await membershipQuery(ctx.db).execute({ clinicId, userId: ctx.user.id });
   const row = rows[0];
   const membership: Membership | null =
     row?.role != null && row.isProvider != null && row.status != null

@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, inArray, isNull, lt, or } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import { appointments, availabilityVersions, clinicMembers, closures, type Db, services, workHours } from "@clinic/db";
 import { type Interval } from "../domain/intervals.ts";
 import { type ProviderSchedule, type Slot, type WeeklyPeriod, computeSlots } from "../domain/slots.ts";
@@ -136,12 +136,24 @@ export async function computeAvailability(db: Db, input: AvailabilityInput): Pro
 
 /** Current availability versions of every scope of the clinic (one indexed query). */
 export async function readVersions(db: Db, clinicId: string): Promise<Map<string, number>> {
-  const rows = await db
-    .select({ scopeId: availabilityVersions.scopeId, version: availabilityVersions.version })
-    .from(availabilityVersions)
-    .where(eq(availabilityVersions.clinicId, clinicId));
+  let query = versionQueries.get(db);
+  if (!query) {
+    query = buildVersionQuery(db);
+    versionQueries.set(db, query);
+  }
+  const rows = await query.execute({ clinicId });
   return new Map(rows.map((r) => [r.scopeId, r.version]));
 }
+
+/** Runs before every availability answer, cached or not: prepared once per database handle. */
+function buildVersionQuery(db: Db) {
+  return db
+    .select({ scopeId: availabilityVersions.scopeId, version: availabilityVersions.version })
+    .from(availabilityVersions)
+    .where(eq(availabilityVersions.clinicId, sql.placeholder("clinicId")))
+    .prepare("availability_versions");
+}
+const versionQueries = new WeakMap<Db, ReturnType<typeof buildVersionQuery>>();
 
 /**
  * The version key an answer depends on: the clinic scope and the service's assigned provider, or

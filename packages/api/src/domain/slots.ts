@@ -75,11 +75,14 @@ export function computeSlots(q: SlotQuery): Slot[] {
     weekday = weekday === 7 ? 1 : weekday + 1;
   }
 
-  const perProvider: Slot[][] = [];
+  // One map across providers: a start seen again only gains a provider id, so the label and the
+  // slot object are made once per distinct start, not once per provider.
+  const merged = new Map<number, Slot>();
+  const single: Slot[] = [];
+  const isSingle = providers.length === 1;
   for (const provider of providers) {
     const windows = effectiveWindows(q.clinicHours, provider.hours);
     const busy = union(normalize(provider.busy), clinicClosures);
-    const slots: Slot[] = [];
     let pointer = 0;
     for (const { date, weekday: wd, uniform } of dates) {
       for (const window of windows[wd] ?? []) {
@@ -92,22 +95,22 @@ export function computeSlots(q: SlotQuery): Slot[] {
           while (pointer < busy.length && (busy[pointer]?.end ?? Infinity) <= start) pointer++;
           const blocker = busy[pointer];
           if (blocker && blocker.start < end) continue;
+          if (isSingle) {
+            single.push({ start, end, startLocal: uniform ? `${date}T${formatTimeOfDay(minute)}` : formatLocal(start, q.timeZone), providerIds: [provider.providerId] });
+            continue;
+          }
+          const existing = merged.get(start);
+          if (existing) {
+            existing.providerIds.push(provider.providerId);
+            continue;
+          }
           const startLocal = uniform ? `${date}T${formatTimeOfDay(minute)}` : formatLocal(start, q.timeZone);
-          slots.push({ start, end, startLocal, providerIds: [provider.providerId] });
+          merged.set(start, { start, end, startLocal, providerIds: [provider.providerId] });
         }
       }
     }
-    perProvider.push(slots);
   }
 
-  if (perProvider.length === 1) return perProvider[0] ?? [];
-  const merged = new Map<number, Slot>();
-  for (const slots of perProvider) {
-    for (const slot of slots) {
-      const existing = merged.get(slot.start);
-      if (existing) existing.providerIds.push(...slot.providerIds);
-      else merged.set(slot.start, slot);
-    }
-  }
+  if (isSingle) return single;
   return [...merged.values()].sort((a, b) => a.start - b.start);
 }
