@@ -39,7 +39,8 @@ describe.skipIf(!inject("databaseUrl"))("booking under concurrency (PostgreSQL)"
       ),
     );
     const booked = results.flatMap((r) => (r.status === "fulfilled" ? [r.value.provider_id] : []));
-    expect(booked).toHaveLength(3);
+    const reasons = results.flatMap((r) => (r.status === "rejected" ? [r.reason instanceof Error ? r.reason.message : "unknown"] : []));
+    expect(booked, reasons.join(" | ")).toHaveLength(3);
     expect(new Set(booked).size).toBe(3);
   });
 

@@ -144,6 +144,16 @@ async function rankFreeProviders(db: Db, clinicId: string, timeZone: string, pro
 }
 
 /**
+ * True when an insert lost the race for a provider's time: the exclusion constraint refused it,
+ * or PostgreSQL broke a deadlock between two conflicting inserts (each waits for the other's
+ * uncommitted index entry) by aborting this one — the other transaction keeps the slot.
+ */
+function lostTheSlot(error: unknown): boolean {
+  const info = pgErrorInfo(error);
+  return info?.constraint === "appointments_no_double_booking" || info?.code === "40P01";
+}
+
+/**
  * Books an appointment. In one transaction: re-computes the availability of the start's local
  * date with the same engine that lists slots (so an offered slot is a bookable slot), picks the
  * provider, inserts — the exclusion constraint refuses a concurrent double booking, in which case
@@ -219,7 +229,7 @@ export async function bookAppointment(db: Db, request: BookingRequest, now: Date
         bookedProvider = providerId;
         break;
       } catch (error) {
-        if (pgErrorInfo(error)?.constraint !== "appointments_no_double_booking") throw error;
+        if (!lostTheSlot(error)) throw error;
       }
     }
     if (!bookedId || !bookedProvider) throw new DomainError("SLOT_UNAVAILABLE", `${request.start.toISOString()} was just booked by someone else`);

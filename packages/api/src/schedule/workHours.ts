@@ -53,7 +53,9 @@ async function guardOverlap<T>(db: Db, owner: HoursOwner, weekday: number, perio
   try {
     return await db.transaction(write);
   } catch (error) {
-    if (pgErrorInfo(error)?.constraint !== "work_hours_no_overlap") throw error;
+    // A deadlock between two conflicting inserts is the same lost race, resolved by PostgreSQL.
+    const info = pgErrorInfo(error);
+    if (info?.constraint !== "work_hours_no_overlap" && info?.code !== "40P01") throw error;
     const hit = await overlappingPeriod(db, owner, weekday, period, excludeId);
     throw new DomainError("WORK_HOUR_OVERLAP", hit ? overlapMessage(period, hit) : "overlap detected, the period overlaps with an existing period", { cause: error });
   }
