@@ -2,13 +2,16 @@ import { parseArgs } from "node:util";
 import { mintToken } from "@clinic/api";
 import { ConfigError, loadConfig } from "@clinic/config";
 import { migrate, openDatabase } from "@clinic/db";
+import { demoTokens, seedDemo } from "./demo.ts";
 import { resolveJwtSecret } from "./secrets.ts";
 
 const usage = `Usage:
   npm run token -- --email EMAIL [--sub UUID] [--admin] [--phone +E164] [--ttl 12h]
       Mint an HS256 access token signed with JWT_SECRET (or the development secret in .data/).
   npm run migrate
-      Apply pending migrations to DATABASE_URL (or the embedded database).`;
+      Apply pending migrations to DATABASE_URL (or the embedded database).
+  npm run demo
+      Create the demo clinic (idempotent) and print tokens for its admin, staff and booking agent.`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -46,6 +49,22 @@ async function main(argv: string[]): Promise<number> {
     try {
       const applied = await migrate(database.db, { onApply: (tag) => { console.log(`applied ${tag}`); } });
       console.log(applied.length > 0 ? `${applied.length} migration(s) applied` : "up to date");
+    } finally {
+      await database.close();
+    }
+    return 0;
+  }
+  if (command === "demo") {
+    const database = await openDatabase({ url: config.databaseUrl, pgliteDir: config.pgliteDir });
+    try {
+      await migrate(database.db);
+      const demo = await seedDemo(database.db);
+      console.log(`${demo.created ? "created" : "already there"}: demo clinic ${demo.clinicId} (${demo.timezone})`);
+      const secret = await resolveJwtSecret(config);
+      if (secret) {
+        const tokens = await demoTokens(secret, { issuer: config.jwt.issuer, audience: config.jwt.audience });
+        console.log(`CLINIC_ADMIN: ${tokens.clinicAdmin}\nSTAFF:        ${tokens.staff}\nAGENT:        ${tokens.agent}`);
+      }
     } finally {
       await database.close();
     }

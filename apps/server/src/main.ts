@@ -3,6 +3,7 @@ import { createTokenVerifier, mintToken } from "@clinic/api";
 import { ConfigError, type Config, loadConfig } from "@clinic/config";
 import { migrate, openDatabase } from "@clinic/db";
 import { buildApp } from "./app.ts";
+import { type DemoInfo, demoTokens, isEmpty, seedDemo } from "./demo.ts";
 import { devAdmin, resolveJwtSecret } from "./secrets.ts";
 
 function fail(message: string): never {
@@ -19,6 +20,12 @@ async function start(config: Config): Promise<void> {
   const database = await openDatabase({ url: config.databaseUrl, pgliteDir: config.pgliteDir });
   const applied = await migrate(database.db, { onApply: (tag) => { console.log(`  applied migration ${tag}`); } });
   console.log(applied.length > 0 ? `Migrations applied: ${applied.length}` : "Database schema is up to date");
+
+  let demo: DemoInfo | undefined;
+  if (config.demo === "on" || (config.demo === "auto" && !config.databaseUrl && (await isEmpty(database.db)))) {
+    console.log("Creating the demo clinic (DEMO=off skips this) ...");
+    demo = await seedDemo(database.db);
+  }
 
   const app = await buildApp({ config, database, verifier });
   let closing = false;
@@ -46,6 +53,18 @@ async function start(config: Config): Promise<void> {
     const token = await mintToken(secret, { sub: devAdmin.sub, email: devAdmin.email, roles: ["ADMIN"] }, { expiresIn: "30d", issuer: config.jwt.issuer, audience: config.jwt.audience });
     console.log(`\nA global ADMIN token (valid 30 days; mint others with \`npm run token -- --email you@x.test\`):\n  ${token}`);
     console.log(`\nTry it:\n  curl -s --cookie "access_token=${token}" ${base}/v1/clinics\n`);
+    if (demo) {
+      const tokens = await demoTokens(secret, { issuer: config.jwt.issuer, audience: config.jwt.audience });
+      const cid = demo.clinicId;
+      console.log(`Demo clinic "Praxis Mitte (demo)" (${demo.timezone}): ${cid}`);
+      console.log(`  CLINIC_ADMIN Clara Admin:   ${tokens.clinicAdmin}`);
+      console.log(`  STAFF Sam Staff:            ${tokens.staff}`);
+      console.log(`  BOOKING_AGENT role:         ${tokens.agent}`);
+      console.log(`\nThree things to try:`);
+      console.log(`  1. curl -s -H "Authorization: Bearer ${tokens.staff}" "${base}/v1/appointments?clinic_id=${cid}"`);
+      console.log(`  2. npm run agent -- "a deep tissue massage with Anna next Tuesday afternoon" --url ${base} --clinic ${cid} --token ${tokens.agent} --name "Your Name"`);
+      console.log(`  3. open ${base}/docs\n`);
+    }
   }
 }
 
