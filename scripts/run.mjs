@@ -34,7 +34,9 @@ ensureInstalled(pnpm);
 
 if (task === "start") {
   // Forward signals so that SIGTERM reaches the server's graceful shutdown.
-  const child = spawn(pnpm[0], [...pnpm.slice(1), "exec", "tsx", "apps/server/src/main.ts", ...rest], { stdio: "inherit", cwd: root });
+  // tsx directly (not through `pnpm exec`), so that SIGTERM reaches the server and its graceful shutdown.
+  const tsx = join(root, "node_modules", ".bin", process.platform === "win32" ? "tsx.cmd" : "tsx");
+  const child = spawn(tsx, ["apps/server/src/main.ts", ...rest], { stdio: "inherit", cwd: root });
   for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => child.kill(signal));
   child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
 } else if (task === "test") {
