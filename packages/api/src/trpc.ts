@@ -79,6 +79,11 @@ export interface ClinicScope {
   id: string;
   name: string;
   timezone: string;
+  /**
+   * Availability versions of the clinic's scopes, read in the same statement as the membership
+   * (so a cached availability answer costs one database round trip).
+   */
+  versions: Map<string, number>;
 }
 export interface Membership {
   role: string;
@@ -101,6 +106,7 @@ function buildMembershipQuery(db: Db) {
       role: clinicMembers.clinicRole,
       isProvider: clinicMembers.isProvider,
       status: clinicMembers.status,
+      versions: sql<string>`(select coalesce(string_agg(v.scope_id::text || '=' || v.version::text, ','), '') from availability_versions v where v.clinic_id = ${clinics.id})`,
     })
     .from(clinics)
     .leftJoin(clinicMembers, and(eq(clinicMembers.clinicId, clinics.id), eq(clinicMembers.userId, sql.placeholder("userId"))))
@@ -136,13 +142,24 @@ export async function authorizeClinic(
       : null;
   if (ctx.user.isAdmin) {
     if (!row) throw notFound("clinic");
-    return { clinic: { id: row.id, name: row.name, timezone: row.timezone }, membership };
+    return { clinic: { id: row.id, name: row.name, timezone: row.timezone, versions: parseVersions(row.versions) }, membership };
   }
   if (!row || !membership) throw forbidden("you are not a member of this clinic");
   if (roleRank(membership.role) < rank[minRole]) {
     throw forbidden(`this action needs the ${minRole === "member" ? "member" : minRole} role in the clinic`);
   }
-  return { clinic: { id: row.id, name: row.name, timezone: row.timezone }, membership };
+  return { clinic: { id: row.id, name: row.name, timezone: row.timezone, versions: parseVersions(row.versions) }, membership };
+}
+
+/** `scope=version,scope=version` → map. */
+function parseVersions(text: string): Map<string, number> {
+  const versions = new Map<string, number>();
+  if (!text) return versions;
+  for (const pair of text.split(",")) {
+    const at = pair.indexOf("=");
+    versions.set(pair.slice(0, at), Number(pair.slice(at + 1)));
+  }
+  return versions;
 }
 
 /**

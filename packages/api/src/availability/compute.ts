@@ -170,6 +170,8 @@ interface CachedAvailability {
 }
 
 export interface AvailabilityQuery {
+  /** The clinic's availability versions if already read in this request (see authorizeClinic). */
+  versions?: Map<string, number> | undefined;
   clinicId: string;
   timeZone: string;
   serviceId: string;
@@ -190,7 +192,7 @@ export async function availabilityWithCache(
   query: AvailabilityQuery,
 ): Promise<{ service: ServiceInfo; slots: Slot[]; cacheHit: boolean }> {
   const key = `${query.clinicId}|${query.serviceId}|${query.providerId ?? ""}|${query.fromDate}|${query.toDate}|${query.timeZone}`;
-  const versions = await readVersions(db, query.clinicId);
+  const versions = query.versions ?? (await readVersions(db, query.clinicId));
   const hint = cache.peek(key) as CachedAvailability | undefined;
   if (hint) {
     const versionKey = versionKeyOf(versions, query.clinicId, hint.service.providerId);

@@ -68,6 +68,7 @@ export const availabilityRouter = {
       const { fromDate, toDate } = resolveDateRange(input.from, input.to, ctx.clinic.timezone, now);
       const { service, slots } = await availabilityWithCache(ctx.db, ctx.availabilityCache, {
         clinicId: ctx.clinic.id,
+        versions: ctx.clinic.versions,
         timeZone: ctx.clinic.timezone,
         serviceId: input.service_id,
         providerId: input.provider_id,
