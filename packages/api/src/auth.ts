@@ -64,8 +64,16 @@ export function createTokenVerifier(settings: JwtSettings): TokenVerifier {
     throw new joseErrors.JOSEAlgNotAllowed(`algorithm ${header.alg} is not accepted`);
   };
 
+  // Verified tokens, remembered until they expire: a client sends the same token with every
+  // request, and the signature check (WebCrypto) is the costliest step of a cached read.
+  const verified = new Map<string, { claims: TokenClaims; expiresAtMs: number }>();
+  const maxVerified = 10_000;
+
   return {
     async verify(token) {
+      const known = verified.get(token);
+      if (known && known.expiresAtMs > Date.now()) return known.claims;
+      if (known) verified.delete(token);
       let payload: unknown;
       try {
         ({ payload } = await jwtVerify(token, getKey, {
@@ -80,6 +88,9 @@ export function createTokenVerifier(settings: JwtSettings): TokenVerifier {
       }
       const claims = claimsSchema.safeParse(payload);
       if (!claims.success) throw new DomainError("UNAUTHENTICATED", "the access token lacks a valid sub or email claim");
+      const exp = typeof payload === "object" && payload !== null && "exp" in payload && typeof payload.exp === "number" ? payload.exp : 0;
+      if (verified.size >= maxVerified) verified.clear();
+      verified.set(token, { claims: claims.data, expiresAtMs: exp * 1000 });
       return claims.data;
     },
   };

@@ -1,0 +1,34 @@
+import { SignJWT } from "jose";
+import { describe, expect, it } from "vitest";
+import { createTokenVerifier, mintToken } from "../src/auth.ts";
+import { codeOf } from "./helpers.ts";
+
+const secret = "unit-secret-0123456789-0123456789-abcdef";
+
+describe("token verifier", () => {
+  it("keeps answering for a remembered token only until it expires", async () => {
+    const verifier = createTokenVerifier({ secret });
+    const sub = crypto.randomUUID();
+    const token = await new SignJWT({ email: "a@test.example" })
+      .setProtectedHeader({ alg: "HS256" })
+      .setSubject(sub)
+      .setExpirationTime(Math.floor(Date.now() / 1000) + 1)
+      .sign(new TextEncoder().encode(secret));
+    expect((await verifier.verify(token)).sub).toBe(sub);
+    expect((await verifier.verify(token)).sub).toBe(sub);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect(await codeOf(verifier.verify(token))).toBe("UNAUTHENTICATED");
+  });
+
+  it("checks issuer and audience when configured", async () => {
+    const verifier = createTokenVerifier({ secret, issuer: "https://id.example", audience: "clinic-api" });
+    const claims = { sub: crypto.randomUUID(), email: "a@test.example" };
+    expect((await verifier.verify(await mintToken(secret, claims, { issuer: "https://id.example", audience: "clinic-api" }))).sub).toBe(claims.sub);
+    expect(await codeOf(verifier.verify(await mintToken(secret, claims, { issuer: "https://other.example", audience: "clinic-api" })))).toBe("UNAUTHENTICATED");
+    expect(await codeOf(verifier.verify(await mintToken(secret, claims)))).toBe("UNAUTHENTICATED");
+  });
+
+  it("refuses to start without any verification key", () => {
+    expect(() => createTokenVerifier({})).toThrow(/no JWT verification key/);
+  });
+});
