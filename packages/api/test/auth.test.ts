@@ -1,4 +1,4 @@
-import { SignJWT } from "jose";
+import { SignJWT, exportSPKI, generateKeyPair } from "jose";
 import { describe, expect, it } from "vitest";
 import { createTokenVerifier, mintToken } from "../src/auth.ts";
 import { codeOf } from "./helpers.ts";
@@ -26,6 +26,20 @@ describe("token verifier", () => {
     expect((await verifier.verify(await mintToken(secret, claims, { issuer: "https://id.example", audience: "clinic-api" }))).sub).toBe(claims.sub);
     expect(await codeOf(verifier.verify(await mintToken(secret, claims, { issuer: "https://other.example", audience: "clinic-api" })))).toBe("UNAUTHENTICATED");
     expect(await codeOf(verifier.verify(await mintToken(secret, claims)))).toBe("UNAUTHENTICATED");
+  });
+
+  it("verifies ES256 and RS256 against a configured public key and refuses HS256 made with it", async () => {
+    for (const alg of ["ES256", "RS256"] as const) {
+      const { publicKey, privateKey } = await generateKeyPair(alg, { extractable: true });
+      const pem = await exportSPKI(publicKey);
+      const verifier = createTokenVerifier({ publicKey: pem });
+      const sub = crypto.randomUUID();
+      const token = await new SignJWT({ email: "k@test.example" }).setProtectedHeader({ alg }).setSubject(sub).setExpirationTime("1h").sign(privateKey);
+      expect((await verifier.verify(token)).sub).toBe(sub);
+      // The classic algorithm-confusion attack: an HMAC keyed with the public key's text.
+      const forged = await new SignJWT({ email: "k@test.example" }).setProtectedHeader({ alg: "HS256" }).setSubject(sub).setExpirationTime("1h").sign(new TextEncoder().encode(pem));
+      expect(await codeOf(verifier.verify(forged))).toBe("UNAUTHENTICATED");
+    }
   });
 
   it("refuses to start without any verification key", () => {
