@@ -3,7 +3,7 @@ import { type Db, type MemberStatus, clinicMembers, closures, services, users, w
 import { invalidateAvailability } from "../availability/versions.ts";
 import { type ProviderAction, type ProviderState, allowedProviderActions, nextProviderState } from "../domain/providerStatus.ts";
 import { DomainError } from "../errors.ts";
-import { assertNoAssignedServices } from "../router/members.ts";
+import { assertNoAssignedServices, memberColumns } from "../router/members.ts";
 import { decodeCursor, pageOf } from "../schemas/common.ts";
 import { type ClosureOutput, type WorkHourOutput, toClosure, toWorkHour } from "../schemas/schedule.ts";
 import { type ServiceView, toService } from "./serviceCatalog.ts";
@@ -32,19 +32,8 @@ export interface ProviderDetailView extends ProviderView {
   closures: ClosureOutput[];
 }
 
-const providerColumns = {
-  id: clinicMembers.id,
-  userId: clinicMembers.userId,
-  fullName: clinicMembers.fullName,
-  email: users.email,
-  phoneE164: users.phoneE164,
-  isProvider: clinicMembers.isProvider,
-  clinicRole: clinicMembers.clinicRole,
-  status: clinicMembers.status,
-  notes: clinicMembers.notes,
-  createdAt: clinicMembers.createdAt,
-  updatedAt: clinicMembers.updatedAt,
-};
+/** The member columns (a provider is a member with the flag set). */
+const providerColumns = memberColumns;
 
 interface ProviderRow {
   id: string;
