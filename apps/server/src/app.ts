@@ -139,6 +139,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   const document = buildOpenApiDocument(appRouter, { version: "1.0.0" });
   app.get("/v1/openapi.json", { config: { rateLimit: false } }, () => Promise.resolve(document));
+  // @fastify/swagger types its static document as OpenAPI 2/3.0; ours is 3.1 (served as is).
   await app.register(swagger, { mode: "static", specification: { document: document as never } });
   await app.register(swaggerUi, { routePrefix: "/docs" });
 
