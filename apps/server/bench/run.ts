@@ -8,7 +8,7 @@ import { createTokenVerifier, mintToken } from "@clinic/api";
 import { loadConfig } from "@clinic/config";
 import { clinicMembers, clinics, migrate, openDatabase, services, users, workHours } from "@clinic/db";
 import { buildApp } from "../src/app.ts";
-import { runEngineBench } from "./engine.ts";
+import { runEngineBench } from "@clinic/api/bench/engine";
 
 const secret = "bench-secret-0123456789-0123456789-abcdef";
 const seconds = 5;
@@ -144,7 +144,7 @@ function table(headers: string[], rows: (string | number)[][]): string {
 
 async function main() {
   console.log("Slot engine (pure, in-process)...");
-  const engine = runEngineBench();
+  const engine = await runEngineBench();
   console.log(table(["case", "ops/s", "ms/op", "slots"], engine.map((r) => [r.name, r.opsPerSec, r.msPerOp, r.slots])));
   console.log("targets: reference ≥ 5,000/s, union ≥ 1,000/s, large ≤ 20 ms\n");
 

@@ -8,18 +8,75 @@ export interface Interval {
   end: number;
 }
 
-/** Sorts and merges overlapping or touching intervals; drops empty ones. */
+/**
+ * Sorts and merges overlapping or touching intervals; drops empty ones. Returns new objects.
+ *
+ * A union depends only on the multiset of starts and the multiset of ends, so the two are sorted
+ * separately as typed arrays (a native numeric sort, no comparator calls, no object shuffling)
+ * and swept with a depth counter: a start at or before the next end opens or extends a segment.
+ */
 export function normalize(list: readonly Interval[]): Interval[] {
-  const sorted = list.filter((i) => i.end > i.start).sort((a, b) => a.start - b.start);
+  let n = 0;
+  for (const interval of list) if (interval.end > interval.start) n++;
+  if (n === 0) return [];
+  // Typed arrays cost more to allocate than a short list costs to sort (weekly hours of a day).
+  if (n <= 16) return normalizeShort(list);
+  const starts = new Float64Array(n);
+  const ends = new Float64Array(n);
+  let k = 0;
+  let sorted = true;
+  for (const interval of list) {
+    if (!(interval.end > interval.start)) continue;
+    if (k > 0 && (interval.start < (starts[k - 1] ?? -Infinity) || interval.end < (ends[k - 1] ?? -Infinity))) sorted = false;
+    starts[k] = interval.start;
+    ends[k] = interval.end;
+    k++;
+  }
+  // Lists read in time order need no sort at all.
+  if (!sorted) {
+    starts.sort();
+    ends.sort();
+  }
   const out: Interval[] = [];
-  for (const interval of sorted) {
-    const last = out[out.length - 1];
-    if (last && interval.start <= last.end) {
-      if (interval.end > last.end) last.end = interval.end;
+  let depth = 0;
+  let open = 0;
+  let i = 0;
+  let j = 0;
+  // The i-th smallest start never exceeds the i-th smallest end, so an end exists while depth > 0.
+  while (i < n) {
+    const start = starts[i] ?? Infinity;
+    const end = ends[j] ?? Infinity;
+    if (start <= end) {
+      if (depth === 0) open = start;
+      depth++;
+      i++;
     } else {
-      out.push({ start: interval.start, end: interval.end });
+      depth--;
+      if (depth === 0) out.push({ start: open, end });
+      j++;
     }
   }
+  out.push({ start: open, end: ends[n - 1] ?? open });
+  return out;
+}
+
+/** `normalize` for a few intervals: copy, insertion sort, merge in place. */
+function normalizeShort(list: readonly Interval[]): Interval[] {
+  const out: Interval[] = [];
+  for (const interval of list) {
+    if (!(interval.end > interval.start)) continue;
+    let k = out.length;
+    for (; k > 0 && (out[k - 1]?.start ?? -Infinity) > interval.start; k--) out[k] = out[k - 1] ?? interval;
+    out[k] = { start: interval.start, end: interval.end };
+  }
+  let kept = 0;
+  for (const interval of out) {
+    const last = kept > 0 ? out[kept - 1] : undefined;
+    if (last && interval.start <= last.end) {
+      if (interval.end > last.end) last.end = interval.end;
+    } else out[kept++] = interval;
+  }
+  out.length = kept;
   return out;
 }
 
