@@ -128,7 +128,7 @@ export const servicesRouter = {
       z.object({
         clinic_id: uuid,
         q: z.string().trim().min(1).max(200),
-        limit: z.coerce.number().int().min(1).max(20).default(5),
+        limit: z.coerce.number<number | string>().int().min(1).max(20).default(5),
       }),
     )
     .output(z.object({ matches: z.array(z.object({ service: serviceOutput, score: z.number().min(0).max(1) })) }))

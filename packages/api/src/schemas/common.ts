@@ -36,7 +36,7 @@ export function formatMinutes(minutes: number): string {
 export const localDate = z.iso.date({ message: "must be a date YYYY-MM-DD" });
 
 /** ISO weekday, Monday = 1 … Sunday = 7 (query strings are coerced). */
-export const weekday = z.coerce.number().int().min(1).max(7);
+export const weekday = z.coerce.number<number | string>().int().min(1).max(7);
 
 /** An IANA time zone name known to this runtime. */
 export const timeZone = z
@@ -83,7 +83,7 @@ export const queryBoolean = z.union([z.boolean(), z.enum(["true", "false"]).tran
 
 /** Pagination input of lists that can grow without bound. */
 export const pageInput = {
-  limit: z.coerce.number().int().min(1).max(500).default(100),
+  limit: z.coerce.number<number | string>().int().min(1).max(500).default(100),
   cursor: z.string().max(500).optional(),
 };
 
