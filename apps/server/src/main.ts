@@ -62,7 +62,7 @@ async function start(config: Config): Promise<void> {
       console.log(`  BOOKING_AGENT role:         ${tokens.agent}`);
       console.log(`\nThree things to try:`);
       console.log(`  1. curl -s -H "Authorization: Bearer ${tokens.staff}" "${base}/v1/appointments?clinic_id=${cid}"`);
-      console.log(`  2. npm run agent -- "a deep tissue massage with Anna next Tuesday afternoon" --url ${base} --clinic ${cid} --token ${tokens.agent} --name "Your Name"`);
+      console.log(`  2. npm run agent -- "a deep tissue massage with Anna next Tuesday afternoon" --url ${base} --clinic ${cid} --token ${tokens.agent} --name "Your Name" --yes`);
       console.log(`  3. open ${base}/docs\n`);
     }
   }
