@@ -45,7 +45,7 @@ const envSchema = z.object({
     emptyToUndefined,
     z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   ),
-  RATE_LIMIT_MAX: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).default(1000)),
+  RATE_LIMIT_MAX: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).default(10_000)),
   RATE_LIMIT_WINDOW_MS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1000).default(60_000)),
   DEMO: z.preprocess(emptyToUndefined, z.enum(["auto", "off", "on"]).default("auto")),
 });

@@ -7,6 +7,7 @@ describe("loadConfig", () => {
     expect(config).toMatchObject({ port: 3000, host: "127.0.0.1", databaseUrl: undefined, pgliteDir: ".data/pglite" });
     expect(config.allowedOrigins).toEqual([]);
     expect(config.logLevel).toBe("info");
+    expect(config.rateLimit).toEqual({ max: 10_000, windowMs: 60_000 });
   });
 
   it("parses lists and numbers", () => {
