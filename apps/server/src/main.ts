@@ -14,6 +14,9 @@ function fail(message: string): never {
 async function start(config: Config): Promise<void> {
   const started = performance.now();
   const secret = await resolveJwtSecret(config);
+  if (config.jwt.secret && config.jwt.secret.length < 32) {
+    console.warn("warning: JWT_SECRET is shorter than 32 characters; HS256 secrets should be at least 256 bits");
+  }
   const verifier = createTokenVerifier({ ...config.jwt, secret });
   const target = config.databaseUrl ? "PostgreSQL (DATABASE_URL)" : `embedded PGlite in ${config.pgliteDir}`;
   console.log(`Opening ${target} ...`);

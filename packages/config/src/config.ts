@@ -20,7 +20,8 @@ const envSchema = z.object({
       .optional(),
   ),
   PGLITE_DIR: z.preprocess(emptyToUndefined, z.string().default(".data/pglite")),
-  JWT_SECRET: z.preprocess(emptyToUndefined, z.string().min(32, "must be at least 32 characters").optional()),
+  // Any length is accepted (the identity provider chooses it); a start warns below 32 characters.
+  JWT_SECRET: optionalString,
   JWT_JWKS_URL: z.preprocess(emptyToUndefined, z.url().optional()),
   JWT_PUBLIC_KEY: z.preprocess(
     emptyToUndefined,

@@ -21,7 +21,6 @@ describe("loadConfig", () => {
     ["PORT", "70000"],
     ["LOG_LEVEL", "verbose"],
     ["DATABASE_URL", "mysql://x"],
-    ["JWT_SECRET", "short"],
     ["ALLOWED_ORIGINS", "not a url"],
     ["NODE_ENV", "staging"],
   ])("refuses %s=%s with a one-line message naming the variable", (variable, value) => {
