@@ -23,7 +23,9 @@ describe("work hours and closures over REST", () => {
     expect(problemOf(missing).code).toBe("PRECONDITION_REQUIRED");
     const bad = await request(t.app, { method: "PATCH", url: `${base}?if_updated_at=yesterday`, token: c.admin.token, body: { closes_at: "13:00" } });
     expect(bad.statusCode).toBe(400);
-    const ok = await request(t.app, { method: "PATCH", url: `${base}?if_updated_at=${encodeURIComponent(hour.updated_at)}`, token: c.admin.token, body: { closes_at: "13:00" } });
+    // An offset written unencoded in the query ("+" reads as a space) is understood too.
+    const shifted = new Date(Date.parse(hour.updated_at) + 3_600_000).toISOString().replace("Z", "+01:00");
+    const ok = await request(t.app, { method: "PATCH", url: `${base}?if_updated_at=${shifted}`, token: c.admin.token, body: { closes_at: "13:00" } });
     expect(ok.statusCode).toBe(200);
     expect(ok.json<WorkHour>().closes_at).toBe("13:00");
     const stale = await request(t.app, { method: "PATCH", url: `${base}?if_updated_at=${encodeURIComponent(hour.updated_at)}`, token: c.admin.token, body: { closes_at: "14:00" } });
