@@ -20,6 +20,8 @@ export interface JwtSettings {
   publicKey?: string | undefined;
   issuer?: string | undefined;
   audience?: string | undefined;
+  /** The clock (epoch ms) for expiry checks; tests pin it. */
+  now?: (() => number) | undefined;
 }
 
 const claimsSchema = z.object({
@@ -71,14 +73,16 @@ export function createTokenVerifier(settings: JwtSettings): TokenVerifier {
 
   return {
     async verify(token) {
+      const nowMs = settings.now?.() ?? Date.now();
       const known = verified.get(token);
-      if (known && known.expiresAtMs > Date.now()) return known.claims;
+      if (known && known.expiresAtMs > nowMs) return known.claims;
       if (known) verified.delete(token);
       let payload: unknown;
       try {
         ({ payload } = await jwtVerify(token, getKey, {
           algorithms,
           requiredClaims: ["exp", "sub"],
+          currentDate: new Date(nowMs),
           ...(settings.issuer ? { issuer: settings.issuer } : {}),
           ...(settings.audience ? { audience: settings.audience } : {}),
         }));
