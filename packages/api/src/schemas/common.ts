@@ -8,18 +8,17 @@ export const uuid = z.uuid().transform((s) => s.toLowerCase());
  * An instant: an ISO 8601 string with an explicit UTC offset (`Z` or `+01:00`; a local time
  * without offset is refused), or a Date from the typed client (superjson keeps it a Date).
  */
-export const instantInput = z.preprocess(
-  // An unencoded "+01:00" in a query string arrives as " 01:00" ("+" means space there).
-  (value) => (typeof value === "string" ? value.replace(/^(\S+T\S+) (\d\d:?\d\d)$/, "$1+$2") : value),
-  z.union(
-    [
-      z.date(),
-      z.iso
-        .datetime({ offset: true, message: "must be an ISO 8601 instant with a UTC offset, e.g. 2028-01-03T10:00:00Z" })
-        .transform((s) => new Date(s)),
-    ],
-    { error: "must be an ISO 8601 instant with a UTC offset, e.g. 2028-01-03T10:00:00Z" },
-  ),
+export const instantInput = z.union(
+  [
+    z.date(),
+    z
+      .string()
+      // An unencoded "+01:00" in a query string arrives as " 01:00" ("+" means space there).
+      .transform((value) => value.replace(/^(\S+T\S+) (\d\d:?\d\d)$/, "$1+$2"))
+      .pipe(z.iso.datetime({ offset: true, message: "must be an ISO 8601 instant with a UTC offset, e.g. 2028-01-03T10:00:00Z" }))
+      .transform((s) => new Date(s)),
+  ],
+  { error: "must be an ISO 8601 instant with a UTC offset, e.g. 2028-01-03T10:00:00Z" },
 );
 
 /** Instants in responses: Date objects, serialised as ISO 8601 UTC with milliseconds. */
