@@ -3,25 +3,14 @@ import { z } from "zod";
 import { memberStatuses } from "@clinic/db";
 import type { ProviderAction } from "../domain/providerStatus.ts";
 import { getProvider, getProviderDetail, listProviders, transitionProvider } from "../services/providerDirectory.ts";
-import { instantOutput, nextCursorOutput, pageInput, uuid } from "../schemas/common.ts";
+import { nextCursorOutput, pageInput, uuid } from "../schemas/common.ts";
 import { closureOutput, workHourOutput } from "../schemas/schedule.ts";
 import { clinicProcedure } from "../trpc.ts";
 import { getMember, memberOutput } from "./members.ts";
 import { serviceOutput } from "./services.ts";
 
 /** A provider as listed (the seed's fields exactly). */
-export const providerOutput = z.object({
-  id: z.string(),
-  user_id: z.string(),
-  full_name: z.string(),
-  email: z.string(),
-  phone_e164: z.string().nullable(),
-  is_provider: z.boolean(),
-  clinic_role: z.string(),
-  status: z.enum(memberStatuses),
-  created_at: instantOutput,
-  updated_at: instantOutput,
-});
+export const providerOutput = memberOutput.omit({ clinic_id: true, notes: true });
 export type ProviderOutput = z.infer<typeof providerOutput>;
 
 export const providerDetailOutput = providerOutput.extend({
