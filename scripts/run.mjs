@@ -15,8 +15,8 @@ function pnpmCommand() {
   return ["npx", "--yes", `pnpm@${PNPM_VERSION}`];
 }
 
-function runOrExit(command, args) {
-  const result = spawnSync(command, args, { stdio: "inherit", cwd: root });
+function runOrExit(command, args, stdio = "inherit") {
+  const result = spawnSync(command, args, { stdio, cwd: root });
   if (result.status !== 0) process.exit(result.status ?? 1);
 }
 
@@ -41,7 +41,18 @@ if (task === "start") {
   child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
 } else if (task === "test") {
   runOrExit(pnpm[0], [...pnpm.slice(1), "exec", "turbo", "run", "build", "lint", "typecheck", "test", "--concurrency=2", ...rest]);
+} else if (task === "pnpm") {
+  runOrExit(pnpm[0], [...pnpm.slice(1), ...rest]);
+} else if (task === "turbo") {
+  runOrExit(pnpm[0], [...pnpm.slice(1), "exec", "turbo", "run", ...rest]);
+} else if (task === "agent") {
+  // turbo finds pnpm only when it is on PATH, so it runs through the pinned pnpm here too. The build
+  // log goes to stderr: stdout is the agent's conversation.
+  runOrExit(pnpm[0], [...pnpm.slice(1), "exec", "turbo", "run", "build", "--filter=@clinic/client", "--output-logs=errors-only"], ["ignore", 2, 2]);
+  const tsx = join(root, "node_modules", ".bin", process.platform === "win32" ? "tsx.cmd" : "tsx");
+  const result = spawnSync(tsx, ["apps/agent/src/cli.ts", ...rest], { stdio: "inherit", cwd: root });
+  process.exit(result.status ?? 1);
 } else {
-  console.error("usage: node scripts/run.mjs start|test");
+  console.error("usage: node scripts/run.mjs start|test|agent|turbo <tasks>|pnpm <args>");
   process.exit(2);
 }

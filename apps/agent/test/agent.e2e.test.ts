@@ -2,7 +2,8 @@
 // PGlite by default, PostgreSQL with DATABASE_URL), with captured output and scripted answers.
 import { describe, expect, it } from "vitest";
 import { main } from "../src/main.ts";
-import { berlinToday, bookableClinic, captureIO, person, useServer } from "./fixtures.ts";
+import { newIdentity } from "@clinic/api/testing";
+import { berlinToday, bookableClinic, captureIO, useServer } from "./fixtures.ts";
 
 const server = useServer();
 const noEnv = { url: undefined, token: undefined, clinic: undefined };
@@ -16,7 +17,7 @@ const hourOf = (local: string) => Number(local.slice(11, 13));
 
 describe("booking agent, end to end", () => {
   it("books the issue's example with --yes --json, in the caller's only clinic, and the appointment is listed", async () => {
-    const c = await bookableClinic(server.url());
+    const c = await bookableClinic(server);
     const run = captureIO();
     const code = await main(
       ["a deep tissue massage with Anna next Tuesday afternoon", "--url", server.url(), "--token", c.agent.token, "--yes", "--json", "--name", "Pat Doe", "--email", "pat@example.test", "--phone", "+4915112345678"],
@@ -44,7 +45,7 @@ describe("booking agent, end to end", () => {
   });
 
   it("lets the user choose the service and the slot, and asks for the name", async () => {
-    const c = await bookableClinic(server.url());
+    const c = await bookableClinic(server);
     const run = captureIO({ answers: ["2", "2", "Sam Patient"] });
     const code = await main(["massage next wednesday morning", "--url", server.url(), "--token", c.agent.token, "--clinic", c.clinic.id], { ...run.io, env: noEnv });
     expect(run.stderr()).toBe("");
@@ -60,7 +61,7 @@ describe("booking agent, end to end", () => {
   });
 
   it("books nothing when the user quits", async () => {
-    const c = await bookableClinic(server.url());
+    const c = await bookableClinic(server);
     const run = captureIO({ answers: ["q"] });
     const code = await main(["sports massage next thursday", "--url", server.url(), "--token", c.agent.token], { ...run.io, env: noEnv });
     expect(code).toBe(3);
@@ -69,7 +70,7 @@ describe("booking agent, end to end", () => {
   });
 
   it("without --yes and with nobody to ask, prints the proposals and books nothing (exit 3)", async () => {
-    const c = await bookableClinic(server.url());
+    const c = await bookableClinic(server);
     const run = captureIO();
     const code = await main(["sports massage next thursday at 2pm", "--url", server.url(), "--token", c.agent.token, "--json"], { ...run.io, env: noEnv });
     expect(code).toBe(3);
@@ -80,7 +81,7 @@ describe("booking agent, end to end", () => {
   });
 
   it("uses the provider named for an unassigned service when the caller is STAFF", async () => {
-    const c = await bookableClinic(server.url());
+    const c = await bookableClinic(server);
     const run = captureIO();
     const code = await main(
       ["physiotherapy assessment with Ben next friday", "--url", server.url(), "--token", c.staff.token, "--clinic", c.clinic.id, "--yes", "--name", "Pat"],
@@ -94,7 +95,7 @@ describe("booking agent, end to end", () => {
   });
 
   it("skips the provider lookup for a caller without STAFF and lets the server pick", async () => {
-    const c = await bookableClinic(server.url());
+    const c = await bookableClinic(server);
     const run = captureIO();
     const code = await main(
       ["physiotherapy assessment with Ben next friday", "--url", server.url(), "--token", c.agent.token, "--yes", "--name", "Pat"],
@@ -105,7 +106,7 @@ describe("booking agent, end to end", () => {
   });
 
   it("offers the next proposal when the chosen slot is taken meanwhile", async () => {
-    const c = await bookableClinic(server.url());
+    const c = await bookableClinic(server);
     let stolen: string | undefined;
     // Another booking lands between the agent's availability query and its booking.
     const racingFetch = async (input: string | URL | Request, init?: RequestInit) => {
@@ -130,7 +131,7 @@ describe("booking agent, end to end", () => {
   });
 
   it("says when no service matches (exit 3), with the closest names as JSON", async () => {
-    const c = await bookableClinic(server.url());
+    const c = await bookableClinic(server);
     const run = captureIO();
     const code = await main(["a haircut tomorrow", "--url", server.url(), "--token", c.agent.token, "--json"], { ...run.io, env: noEnv });
     expect(code).toBe(3);
@@ -138,7 +139,7 @@ describe("booking agent, end to end", () => {
   });
 
   it("says which dates it looked at when there is no slot (exit 3)", async () => {
-    const c = await bookableClinic(server.url());
+    const c = await bookableClinic(server);
     const run = captureIO();
     const code = await main(["sports massage next sunday", "--url", server.url(), "--token", c.agent.token, "--yes", "--name", "Pat"], { ...run.io, env: noEnv });
     expect(code).toBe(3);
@@ -146,7 +147,7 @@ describe("booking agent, end to end", () => {
   });
 
   it("searches the next 7 days from today when the text names no date", async () => {
-    const c = await bookableClinic(server.url());
+    const c = await bookableClinic(server);
     const run = captureIO();
     const code = await main(["sports massage", "--url", server.url(), "--token", c.agent.token, "--json"], { ...run.io, env: noEnv });
     expect(code).toBe(3);
@@ -158,8 +159,8 @@ describe("booking agent, end to end", () => {
   });
 
   it("reports API errors with the contract code and detail (exit 1)", async () => {
-    const c = await bookableClinic(server.url());
-    const outsider = await person();
+    const c = await bookableClinic(server);
+    const outsider = await newIdentity();
     const run = captureIO();
     const code = await main(["sports massage", "--url", server.url(), "--token", outsider.token, "--clinic", c.clinic.id, "--yes", "--name", "Pat"], { ...run.io, env: noEnv });
     expect(code).toBe(1);
@@ -171,9 +172,9 @@ describe("booking agent, end to end", () => {
   });
 
   it("asks for --clinic when the caller is in several clinics, or none (exit 2)", async () => {
-    const a = await bookableClinic(server.url());
-    const b = await bookableClinic(server.url());
-    const both = await person();
+    const a = await bookableClinic(server);
+    const b = await bookableClinic(server);
+    const both = await newIdentity();
     for (const c of [a, b]) await c.api.members.add.mutate({ clinic_id: c.clinic.id, user_id: both.id, email: both.email, full_name: "Both Clinics" });
     const run = captureIO();
     expect(await main(["sports massage", "--url", server.url(), "--token", both.token], { ...run.io, env: noEnv })).toBe(2);
@@ -181,12 +182,12 @@ describe("booking agent, end to end", () => {
     expect(run.stderr()).toContain(`--clinic ${a.clinic.id}`);
 
     const nobody = captureIO();
-    expect(await main(["sports massage", "--url", server.url(), "--token", (await person()).token], { ...nobody.io, env: noEnv })).toBe(2);
+    expect(await main(["sports massage", "--url", server.url(), "--token", (await newIdentity()).token], { ...nobody.io, env: noEnv })).toBe(2);
     expect(nobody.stderr()).toBe("error: you are not a member of any clinic; pass --clinic <uuid>\n");
   });
 
   it("takes url, token and clinic from the environment settings when the flags are absent", async () => {
-    const c = await bookableClinic(server.url());
+    const c = await bookableClinic(server);
     const run = captureIO();
     const code = await main(["deep tissue massage with Anna next tuesday", "--yes", "--name", "Pat", "--json"], {
       ...run.io,

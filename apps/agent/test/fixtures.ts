@@ -1,12 +1,12 @@
-// A running server on the test database and a bookable clinic, made through the client.
+// A running server on the test database and a bookable clinic built with the shared fixtures.
 import { beforeAll } from "vitest";
 import { createClient, type ClinicClient } from "@clinic/client";
-import { mintToken } from "@clinic/api";
-import { testSecret, useTestApp } from "@clinic/server/test-helpers";
+import { addHours, addProvider, addService, clinicFixture } from "@clinic/api/testing";
+import { useTestApp } from "@clinic/server/test-helpers";
 import type { AgentIO } from "../src/main.ts";
 
 /** Starts the app of this test file on a free port; `url()` is its base URL once listening. */
-export function useServer(): { url: () => string } {
+export function useServer() {
   const t = useTestApp();
   let url: string | undefined;
   beforeAll(async () => {
@@ -17,55 +17,47 @@ export function useServer(): { url: () => string } {
       if (!url) throw new Error("server not listening yet");
       return url;
     },
+    get db() {
+      return t.handle.db;
+    },
   };
 }
 
-export interface Person {
-  id: string;
-  email: string;
-  token: string;
-}
-
-/** A fresh identity with a token signed by the test secret. */
-export async function person(options: { admin?: boolean } = {}): Promise<Person> {
-  const id = crypto.randomUUID();
-  const email = `p-${id}@test.example`;
-  return { id, email, token: await mintToken(testSecret, { sub: id, email, ...(options.admin ? { roles: ["ADMIN"] } : {}) }) };
-}
+type Server = ReturnType<typeof useServer>;
 
 /**
- * A Berlin clinic: Anna Berg and Ben Koch approved, both working Mon–Fri 09:00–17:00 (as is the
- * clinic), "Deep Tissue Massage - Anna Berg" (60 min, Anna's), "Sports Massage - Ben Koch"
- * (30 min, Ben's) and an unassigned "Physiotherapy Assessment" (45 min); a BOOKING_AGENT member
- * (custom role: member rights only) and a STAFF member.
+ * A Berlin clinic open Mon–Fri 09:00–17:00: Anna Berg and Ben Koch approved and working those
+ * hours, "Deep Tissue Massage - Anna Berg" (60 min, Anna's), "Sports Massage - Ben Koch" (30 min,
+ * Ben's) and an unassigned "Physiotherapy Assessment" (45 min); a BOOKING_AGENT member (custom
+ * role: member rights only), a STAFF member, and `api`, a client acting as the CLINIC_ADMIN.
  */
-export async function bookableClinic(url: string) {
-  const admin = await person({ admin: true });
-  const api: ClinicClient = createClient({ url, token: admin.token });
-  const clinic = await api.clinics.create.mutate({ name: `Agent E2E ${crypto.randomUUID()}`, timezone: "Europe/Berlin" });
+export async function bookableClinic(server: Server) {
+  const { db } = server;
+  const fixture = await clinicFixture(db, { timezone: "Europe/Berlin" });
+  const clinicId = fixture.clinicId;
+  const weekdays = [1, 2, 3, 4, 5];
+  await addHours(db, clinicId, null, weekdays, "09:00", "17:00");
   const provider = async (fullName: string) => {
-    const who = await person();
-    await api.members.add.mutate({ clinic_id: clinic.id, user_id: who.id, email: who.email, full_name: fullName, is_provider: true });
-    await api.providers.approve.mutate({ clinic_id: clinic.id, user_id: who.id });
-    for (const weekday of [1, 2, 3, 4, 5]) {
-      await api.workHours.createProvider.mutate({ clinic_id: clinic.id, provider_id: who.id, weekday, opens_at: "09:00", closes_at: "17:00" });
-    }
+    const who = await addProvider(db, clinicId, fullName);
+    await addHours(db, clinicId, who.id, weekdays, "09:00", "17:00");
     return who;
   };
-  for (const weekday of [1, 2, 3, 4, 5]) {
-    await api.workHours.createClinic.mutate({ clinic_id: clinic.id, weekday, opens_at: "09:00", closes_at: "17:00" });
-  }
   const anna = await provider("Anna Berg");
   const ben = await provider("Ben Koch");
-  const deepTissue = await api.services.create.mutate({ clinic_id: clinic.id, name: "Deep Tissue Massage - Anna Berg", duration_min: 60, provider_id: anna.id });
-  const sports = await api.services.create.mutate({ clinic_id: clinic.id, name: "Sports Massage - Ben Koch", duration_min: 30, provider_id: ben.id });
-  const assessment = await api.services.create.mutate({ clinic_id: clinic.id, name: "Physiotherapy Assessment", duration_min: 45, provider_id: null });
-  const member = async (role: string) => {
-    const who = await person();
-    await api.members.add.mutate({ clinic_id: clinic.id, user_id: who.id, email: who.email, full_name: `${role} Person`, clinic_role: role });
-    return who;
+  const service = async (name: string, durationMin: number, providerId: string | null) => ({ id: await addService(db, clinicId, { name, durationMin, providerId }) });
+  return {
+    api: createClient({ url: server.url(), token: fixture.admin.token }) satisfies ClinicClient,
+    clinic: { id: clinicId },
+    anna,
+    ben,
+    services: {
+      deepTissue: await service("Deep Tissue Massage - Anna Berg", 60, anna.id),
+      sports: await service("Sports Massage - Ben Koch", 30, ben.id),
+      assessment: await service("Physiotherapy Assessment", 45, null),
+    },
+    agent: fixture.custom,
+    staff: fixture.staff,
   };
-  return { api, clinic, anna, ben, services: { deepTissue, sports, assessment }, agent: await member("BOOKING_AGENT"), staff: await member("STAFF") };
 }
 
 /** Captures what the agent writes; `answers` are the user's replies to its questions, in order. */

@@ -50,13 +50,13 @@ async function httpBench(databaseUrl: string) {
   if (!clinic) throw new Error("no clinic");
   const agentId = crypto.randomUUID();
   await database.db.insert(users).values({ id: agentId, email: `agent-${agentId}@bench.test` });
-  await database.db.insert(clinicMembers).values({ clinicId: clinic.id, userId: agentId, fullName: "Agent", clinicRole: "BOOKING_AGENT" });
+  await database.db.insert(clinicMembers).values({ clinicId: clinic.id, userId: agentId, fullName: "Agent", email: "agent@bench.test", clinicRole: "BOOKING_AGENT" });
   await database.db.insert(workHours).values([1, 2, 3, 4, 5].map((weekday) => ({ clinicId: clinic.id, scope: "clinic" as const, weekday, opensMin: 540, closesMin: 1020 })));
   const serviceIds: string[] = [];
   for (let p = 0; p < 50; p++) {
     const id = crypto.randomUUID();
     await database.db.insert(users).values({ id, email: `p${String(p)}-${id}@bench.test` });
-    await database.db.insert(clinicMembers).values({ clinicId: clinic.id, userId: id, fullName: `Provider ${String(p).padStart(2, "0")}`, isProvider: true, status: "approved" });
+    await database.db.insert(clinicMembers).values({ clinicId: clinic.id, userId: id, fullName: `Provider ${String(p).padStart(2, "0")}`, email: `p${String(p)}@bench.test`, isProvider: true, status: "approved" });
     await database.db.insert(workHours).values([1, 2, 3, 4, 5].map((weekday) => ({ clinicId: clinic.id, scope: "provider" as const, providerId: id, weekday, opensMin: 540, closesMin: 1020 })));
     const [service] = await database.db.insert(services).values({ clinicId: clinic.id, name: `Consultation ${String(p)}`, durationMin: 30, providerId: id }).returning();
     if (service) serviceIds.push(service.id);

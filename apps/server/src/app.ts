@@ -14,17 +14,25 @@ import {
   UserProvisioner,
   appRouter,
   createContextInner,
+  defaultApiLimits,
+  startWorkers,
   toDomainError,
 } from "@clinic/api";
 import type { Config } from "@clinic/config";
 import type { DbHandle } from "@clinic/db";
 import { assertSameSite, authenticate } from "./auth.ts";
+import { createMetrics, registerMetricsRoutes } from "./metrics.ts";
 import { buildOpenApiDocument } from "./openapi.ts";
 import { problem, problemContentType, problemOf } from "./problem.ts";
 import { restAdapter } from "./rest.ts";
+import { type RequestLimits, clientAborted, transportOptions } from "./transport.ts";
 
 export interface AppOptions {
-  config: Pick<Config, "allowedOrigins" | "rateLimit" | "logLevel">;
+  config: Pick<Config, "allowedOrigins" | "rateLimit" | "logLevel"> & Partial<Pick<Config, "requestTimeoutMs" | "availability" | "bookingRateLimit" | "publicUrl" | "webhooks" | "jobPollIntervalMs" | "metricsToken">>;
+  /** Run this process's background workers (webhook deliveries, reminders); default false. */
+  workers?: boolean;
+  /** Request timeouts (default: config.requestTimeoutMs, 30 s, for a whole request, 10 s for its head). */
+  limits?: RequestLimits;
   database: DbHandle;
   verifier: TokenVerifier;
   /** Shared by every request of this process; defaults to a new one. */
@@ -48,6 +56,12 @@ function fastifyClientError(error: unknown): { status: number; message: string }
   return { status, message };
 }
 
+/** The seconds a RATE_LIMITED answer asks the client to wait (the Retry-After header). */
+function retryAfterOf(error: DomainError): number | undefined {
+  const seconds = error.domainCode === "RATE_LIMITED" ? error.extra?.retry_after_s : undefined;
+  return typeof seconds === "number" ? seconds : undefined;
+}
+
 class RateLimitedError extends Error {
   readonly statusCode = 429;
 }
@@ -62,10 +76,18 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     },
     routerOptions: { maxParamLength: 5000 },
     bodyLimit: 1_048_576,
+    ...transportOptions(options.limits ?? { requestTimeoutMs: options.config.requestTimeoutMs ?? 30_000 }),
   });
-  const availabilityCache = options.availabilityCache ?? new AvailabilityCache();
+  const availability = options.config.availability;
+  const availabilityCache = options.availabilityCache ?? new AvailabilityCache(availability ? { maxBytes: availability.cacheMb * 1024 * 1024 } : {});
+  const limits = {
+    maxSlotsPerAnswer: availability?.maxSlots ?? defaultApiLimits.maxSlotsPerAnswer,
+    bookingWritesPerMinute: options.config.bookingRateLimit ?? defaultApiLimits.bookingWritesPerMinute,
+  };
   const provisioner = new UserProvisioner();
   const db = options.database.db;
+  const metrics = createMetrics(options.database, availabilityCache, options.now ?? (() => new Date()));
+  registerMetricsRoutes(app, metrics, options.config.metricsToken);
 
   /** One context per request, shared by the REST adapter and /trpc. */
   const createContext = (request: FastifyRequest): Promise<Context> => {
@@ -77,6 +99,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         authError: auth.authError,
         requestId: request.id,
         availabilityCache,
+        limits,
+        publicUrl: options.config.publicUrl ?? `${request.protocol}://${request.host}`,
+        webhooks: { allowPrivate: options.config.webhooks?.allowPrivate ?? false },
+        observer: metrics.observer,
         ...(options.now ? { now: options.now } : {}),
       }),
     );
@@ -94,8 +120,17 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     errorResponseBuilder: (_request, context) => new RateLimitedError(`rate limit exceeded; retry after ${context.after}`),
   });
 
+  const health = options.database.health;
+  // Routes that do not need the database answer during an outage too.
+  const withoutDatabase = new Set(["/healthz", "/readyz", "/metrics", "/v1/openapi.json"]);
   app.addHook("onRequest", (request, _reply, done) => {
     try {
+      // While the database is known to be away, answer at once instead of queueing for it.
+      const path = request.url.split("?")[0] ?? "";
+      if (health.isDown && !withoutDatabase.has(path) && !path.startsWith("/docs")) {
+        done(new DomainError("UNAVAILABLE", "the database is unavailable; retry shortly"));
+        return;
+      }
       assertSameSite(request, options.config.allowedOrigins);
       done();
     } catch (error) {
@@ -105,7 +140,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   app.setErrorHandler(async (error: unknown, request: FastifyRequest, reply: FastifyReply) => {
     let body;
-    if (error instanceof RateLimitedError) {
+    if (clientAborted(request)) {
+      // Not the server's failure (and not the database's): the client went away mid-request.
+      request.log.info({ reason: error instanceof Error ? error.message : String(error) }, "client aborted the request");
+      body = problem(400, "VALIDATION_FAILED", "the client closed the request before it was complete");
+    } else if (error instanceof RateLimitedError) {
       body = problem(429, "RATE_LIMITED", error.message);
     } else {
       const clientError = fastifyClientError(error);
@@ -113,7 +152,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         body = problem(clientError.status, "VALIDATION_FAILED", clientError.message);
       } else {
         const domain = error instanceof DomainError ? error : toDomainError(error);
+        if (domain.domainCode === "UNAVAILABLE") health.report(domain);
         body = problemOf(domain, request.id);
+        const retryAfter = retryAfterOf(domain);
+        if (retryAfter !== undefined) void reply.header("retry-after", String(retryAfter));
         if (body.status >= 500) request.log.error({ err: error, code: domain.domainCode }, "request failed");
       }
     }
@@ -127,12 +169,23 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       .send(problem(404, "NOT_FOUND", `no route ${request.method} ${request.url.split("?")[0] ?? ""}`));
   });
 
-  app.get("/healthz", { config: { rateLimit: false } }, () => Promise.resolve({ status: "ok" }));
+  // The process id tells which of several worker processes answered (docs/operations.md#workers).
+  app.get("/healthz", { config: { rateLimit: false } }, () => Promise.resolve({ status: "ok", pid: process.pid }));
   app.get("/readyz", { config: { rateLimit: false } }, async (_request, reply) => {
+    // Not ready unless the database answers within half a second: during an outage the pool's
+    // queries wait for reconnects, and a load balancer must learn at once.
+    let timer: NodeJS.Timeout | undefined;
     try {
-      await options.database.ping();
+      if (health.isDown) throw new Error("the database is away");
+      await Promise.race([
+        options.database.ping(),
+        new Promise<never>((_resolve, reject) => {
+          timer = setTimeout(() => { reject(new Error("the database did not answer within 500 ms")); }, 500);
+        }),
+      ]).finally(() => { clearTimeout(timer); });
       return { status: "ready", database: options.database.kind };
-    } catch {
+    } catch (error) {
+      health.report(error);
       return reply.code(503).type(problemContentType).send(problem(503, "UNAVAILABLE", "the database is unreachable"));
     }
   });
@@ -148,12 +201,31 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     trpcOptions: {
       router: appRouter,
       createContext: ({ req }) => createContext(req),
+      responseMeta: ({ errors }) => {
+        const retryAfter = errors.map((e) => retryAfterOf(toDomainError(e))).find((s) => s !== undefined);
+        return retryAfter === undefined ? {} : { headers: { "retry-after": String(retryAfter) } };
+      },
       onError: ({ error, ctx }) => {
-        if (toDomainError(error).domainCode === "INTERNAL") app.log.error({ err: error, requestId: ctx?.requestId }, "trpc request failed");
+        const domain = toDomainError(error);
+        if (domain.domainCode === "UNAVAILABLE") health.report(domain);
+        if (domain.domainCode === "INTERNAL") app.log.error({ err: error, requestId: ctx?.requestId }, "trpc request failed");
       },
     } satisfies FastifyTRPCPluginOptions<AppRouter>["trpcOptions"],
   });
 
   await app.register(restAdapter, { router: appRouter, createContext });
+
+  if (options.workers) {
+    const workers = await startWorkers(options.database, {
+      allowPrivate: options.config.webhooks?.allowPrivate ?? false,
+      retryDelaysS: options.config.webhooks?.retryDelaysS ?? [5, 30, 120, 600, 1800, 7200, 21600, 86400],
+      timeoutMs: 10_000,
+      pollingIntervalSeconds: (options.config.jobPollIntervalMs ?? 1000) / 1000,
+      onError: (error) => {
+        app.log.error({ err: error }, "job queue error");
+      },
+    });
+    app.addHook("onClose", () => workers.stop());
+  }
   return app;
 }

@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { mintToken } from "@clinic/api";
+import { installJobQueue, mintToken } from "@clinic/api";
 import { ConfigError, loadConfig } from "@clinic/config";
 import { migrate, openDatabase } from "@clinic/db";
 import { demoTokens, seedDemo } from "./demo.ts";
@@ -48,6 +48,7 @@ async function main(argv: string[]): Promise<number> {
     const database = await openDatabase({ url: config.databaseUrl, pgliteDir: config.pgliteDir });
     try {
       const applied = await migrate(database.db, { onApply: (tag) => { console.log(`applied ${tag}`); } });
+      await installJobQueue(database);
       console.log(applied.length > 0 ? `${applied.length} migration(s) applied` : "up to date");
     } finally {
       await database.close();
@@ -58,12 +59,13 @@ async function main(argv: string[]): Promise<number> {
     const database = await openDatabase({ url: config.databaseUrl, pgliteDir: config.pgliteDir });
     try {
       await migrate(database.db);
+      await installJobQueue(database);
       const demo = await seedDemo(database.db);
       console.log(`${demo.created ? "created" : "already there"}: demo clinic ${demo.clinicId} (${demo.timezone})`);
       const secret = await resolveJwtSecret(config);
       if (secret) {
         const tokens = await demoTokens(secret, { issuer: config.jwt.issuer, audience: config.jwt.audience });
-        console.log(`CLINIC_ADMIN: ${tokens.clinicAdmin}\nSTAFF:        ${tokens.staff}\nAGENT:        ${tokens.agent}`);
+        console.log(`CLINIC_ADMIN: ${tokens.clinicAdmin}\nSTAFF:        ${tokens.staff}\nAGENT:        ${tokens.agent}\nPATIENT:      ${tokens.patient}`);
       }
     } finally {
       await database.close();

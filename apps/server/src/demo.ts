@@ -12,6 +12,8 @@ export const demoUsers = {
   ben: { id: "00000000-0000-4000-8000-0000000000b2", email: "ben.koch@demo.clinic.test", name: "Ben Koch" },
   carla: { id: "00000000-0000-4000-8000-0000000000b3", email: "carla.diaz@demo.clinic.test", name: "Carla Diaz" },
   david: { id: "00000000-0000-4000-8000-0000000000b4", email: "david.wolf@demo.clinic.test", name: "David Wolf" },
+  /** Not a member: a patient who books online. */
+  patient: { id: "00000000-0000-4000-8000-0000000000c1", email: "paula.patient@example.test", name: "Paula Patient" },
 } as const;
 
 export interface DemoInfo {
@@ -29,7 +31,7 @@ export async function isEmpty(db: Db): Promise<boolean> {
 /**
  * Creates the demo clinic through the same procedures the API serves (so every rule applies):
  * a Berlin clinic with split-shift hours, providers in each state (approved, pending, suspended),
- * assigned and unassigned services named by the seed's convention, a provider closure and a few
+ * assigned and unassigned services named "<service> - <provider>", a provider closure and a few
  * appointments. Idempotent: a second call finds the clinic and returns it.
  */
 export async function seedDemo(db: Db, now: Date = new Date(), name = "Praxis Mitte (demo)"): Promise<DemoInfo> {
@@ -40,7 +42,8 @@ export async function seedDemo(db: Db, now: Date = new Date(), name = "Praxis Mi
   const admin: AuthUser = { id: "00000000-0000-4000-8000-000000000001", email: "admin@clinic.test", phoneE164: null, isAdmin: true };
   await db.insert(users).values({ id: admin.id, email: admin.email }).onConflictDoNothing();
   const api = createCallerFactory(appRouter)(createContextInner({ db, user: admin, now: () => now }));
-  const clinic = await api.clinics.create({ name, timezone });
+  // The booking page is open: Paula (not a member) books for herself.
+  const clinic = await api.clinics.create({ name, timezone, online_booking: true });
   const clinicId = clinic.id;
   const member = (who: (typeof demoUsers)[keyof typeof demoUsers], options: { role?: string; provider?: boolean }) =>
     api.members.add({ clinic_id: clinicId, user_id: who.id, email: who.email, full_name: who.name, clinic_role: options.role ?? "STAFF", is_provider: options.provider ?? false });
@@ -107,5 +110,6 @@ export async function demoTokens(secret: string, options: { issuer?: string | un
     clinicAdmin: await mint(demoUsers.clinicAdmin),
     staff: await mint(demoUsers.staff),
     agent: await mint(demoUsers.agent),
+    patient: await mint(demoUsers.patient),
   };
 }

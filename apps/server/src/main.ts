@@ -1,7 +1,9 @@
+import cluster from "node:cluster";
 import { performance } from "node:perf_hooks";
-import { createTokenVerifier, mintToken } from "@clinic/api";
+import type { FastifyInstance } from "fastify";
+import { createTokenVerifier, installJobQueue, mintToken } from "@clinic/api";
 import { ConfigError, type Config, loadConfig } from "@clinic/config";
-import { migrate, openDatabase } from "@clinic/db";
+import { type DbHandle, migrate, openDatabase } from "@clinic/db";
 import { buildApp } from "./app.ts";
 import { type DemoInfo, demoTokens, isEmpty, seedDemo } from "./demo.ts";
 import { devAdmin, resolveJwtSecret } from "./secrets.ts";
@@ -11,26 +13,27 @@ function fail(message: string): never {
   process.exit(1);
 }
 
-async function start(config: Config): Promise<void> {
-  const started = performance.now();
-  const secret = await resolveJwtSecret(config);
-  if (config.jwt.secret && config.jwt.secret.length < 32) {
-    console.warn("warning: JWT_SECRET is shorter than 32 characters; HS256 secrets should be at least 256 bits");
-  }
-  const verifier = createTokenVerifier({ ...config.jwt, secret });
-  const target = config.databaseUrl ? "PostgreSQL (DATABASE_URL)" : `embedded PGlite in ${config.pgliteDir}`;
-  console.log(`Opening ${target} ...`);
-  const database = await openDatabase({ url: config.databaseUrl, pgliteDir: config.pgliteDir });
+interface Prepared {
+  secret: string | undefined;
+  demo: DemoInfo | undefined;
+}
+
+/** Once per start, before any process serves: migrations, the job queue's schema, the demo clinic. */
+async function prepare(config: Config, database: DbHandle): Promise<DemoInfo | undefined> {
   const applied = await migrate(database.db, { onApply: (tag) => { console.log(`  applied migration ${tag}`); } });
   console.log(applied.length > 0 ? `Migrations applied: ${applied.length}` : "Database schema is up to date");
-
-  let demo: DemoInfo | undefined;
+  await installJobQueue(database);
   if (config.demo === "on" || (config.demo === "auto" && !config.databaseUrl && (await isEmpty(database.db)))) {
     console.log("Creating the demo clinic (DEMO=off skips this) ...");
-    demo = await seedDemo(database.db);
+    return seedDemo(database.db);
   }
+  return undefined;
+}
 
-  const app = await buildApp({ config, database, verifier });
+/** One serving process: the app and its job workers on its own pool; SIGTERM closes it gracefully. */
+async function serve(config: Config, database: DbHandle, secret: string | undefined): Promise<FastifyInstance> {
+  const verifier = createTokenVerifier({ ...config.jwt, secret });
+  const app = await buildApp({ config, database, verifier, workers: true });
   let closing = false;
   const shutdown = (signal: string) => {
     if (closing) return;
@@ -45,10 +48,86 @@ async function start(config: Config): Promise<void> {
   };
   process.on("SIGTERM", () => { shutdown("SIGTERM"); });
   process.on("SIGINT", () => { shutdown("SIGINT"); });
-
   await app.listen({ port: config.port, host: config.host });
-  const address = app.server.address();
-  const port = typeof address === "object" && address ? address.port : config.port;
+  return app;
+}
+
+/** A cluster worker (WORKERS > 1): serves on the port the primary shares. */
+async function startWorker(config: Config): Promise<void> {
+  const secret = await resolveJwtSecret(config);
+  const database = await openDatabase({ url: config.databaseUrl, pgliteDir: config.pgliteDir });
+  await serve(config, database, secret);
+  // The primary is gone (killed without passing SIGTERM on): no connection can reach this process
+  // any more, so it stops too instead of living on as an orphan.
+  process.on("disconnect", () => process.kill(process.pid, "SIGTERM"));
+}
+
+/**
+ * The start command. One process serves itself (WORKERS=1, always on the embedded database);
+ * with more, this process prepares the database, forks the workers, replaces one that dies, and
+ * on SIGTERM/SIGINT stops them all gracefully before it exits (docs/operations.md#workers).
+ */
+async function start(config: Config): Promise<void> {
+  const started = performance.now();
+  const secret = await resolveJwtSecret(config);
+  if (config.jwt.secret && config.jwt.secret.length < 32) {
+    console.warn("warning: JWT_SECRET is shorter than 32 characters; HS256 secrets should be at least 256 bits");
+  }
+  const target = config.databaseUrl ? "PostgreSQL (DATABASE_URL)" : `embedded PGlite in ${config.pgliteDir}`;
+  console.log(`Opening ${target} ...`);
+  const database = await openDatabase({ url: config.databaseUrl, pgliteDir: config.pgliteDir });
+  const demo = await prepare(config, database);
+
+  let port = config.port;
+  if (config.workers === 1) {
+    const app = await serve(config, database, secret);
+    const address = app.server.address();
+    port = typeof address === "object" && address ? address.port : config.port;
+  } else {
+    await database.close();
+    port = await forkWorkers(config.workers);
+  }
+  await printBanner(config, { secret, demo }, port, started);
+}
+
+/** Forks `count` workers and answers the port they listen on, once all of them do. */
+async function forkWorkers(count: number): Promise<number> {
+  let stopping = false;
+  const listening = new Promise<number>((resolve) => {
+    let ready = 0;
+    cluster.on("listening", (_worker, address) => {
+      ready += 1;
+      if (ready === count) resolve(address.port);
+    });
+  });
+  cluster.on("exit", (worker, code, signal: NodeJS.Signals | null) => {
+    if (stopping) return;
+    console.error(`worker ${String(worker.process.pid)} exited (${signal ?? String(code)}); starting another`);
+    cluster.fork();
+  });
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`${signal}: stopping ${String(count)} workers ...`);
+    const force = setTimeout(() => process.exit(1), 15_000);
+    force.unref();
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill("SIGTERM");
+    const wait = () => {
+      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(0);
+      else setTimeout(wait, 50);
+    };
+    wait();
+  };
+  process.on("SIGTERM", () => { stop("SIGTERM"); });
+  process.on("SIGINT", () => { stop("SIGINT"); });
+  for (let i = 0; i < count; i++) cluster.fork();
+  const port = await listening;
+  console.log(`${String(count)} worker processes serving`);
+  return port;
+}
+
+async function printBanner(config: Config, prepared: Prepared, port: number, started: number): Promise<void> {
+  const { secret, demo } = prepared;
   const base = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
   console.log(`\nClinic Scheduling Service listening on ${base} (ready in ${Math.round(performance.now() - started)} ms)`);
   console.log(`  API reference: ${base}/docs   OpenAPI: ${base}/v1/openapi.json`);
@@ -63,10 +142,12 @@ async function start(config: Config): Promise<void> {
       console.log(`  CLINIC_ADMIN Clara Admin:   ${tokens.clinicAdmin}`);
       console.log(`  STAFF Sam Staff:            ${tokens.staff}`);
       console.log(`  BOOKING_AGENT role:         ${tokens.agent}`);
-      console.log(`\nThree things to try:`);
+      console.log(`  Patient Paula (no member):  ${tokens.patient}`);
+      console.log(`\nThings to try:`);
       console.log(`  1. curl -s -H "Authorization: Bearer ${tokens.staff}" "${base}/v1/appointments?clinic_id=${cid}"`);
       console.log(`  2. npm run agent -- "a deep tissue massage with Anna next Tuesday afternoon" --url ${base} --clinic ${cid} --token ${tokens.agent} --name "Your Name" --yes`);
-      console.log(`  3. open ${base}/docs\n`);
+      console.log(`  3. open ${base}/docs`);
+      console.log(`  4. curl -s -H "Authorization: Bearer ${tokens.patient}" "${base}/v1/booking/clinics/${cid}/services"\n`);
     }
   }
 }
@@ -77,6 +158,6 @@ try {
 } catch (error) {
   fail(error instanceof ConfigError ? error.message : String(error));
 }
-start(config).catch((error: unknown) => {
+(cluster.isPrimary ? start(config) : startWorker(config)).catch((error: unknown) => {
   fail(error instanceof Error ? `start failed: ${error.message}` : `start failed: ${String(error)}`);
 });

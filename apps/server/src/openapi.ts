@@ -58,11 +58,16 @@ function operation(entry: RouteEntry): JsonSchema {
     }
   }
   const responses: Record<string, JsonSchema> = {};
+  const contentType = entry.rest.contentType ?? "application/json";
+  const success = (description: string): JsonSchema =>
+    entry.output ? { description, content: { [contentType]: { schema: toSchema(entry.output, "output") } } } : { description: "No content" };
   const status = entry.rest.status ?? 200;
-  responses[String(status)] =
-    status === 204 || !entry.output
-      ? { description: "No content" }
-      : { description: "Success", content: { "application/json": { schema: toSchema(entry.output, "output") } } };
+  if (status === "201 or 200") {
+    responses["201"] = success("Created");
+    responses["200"] = success("Replaced");
+  } else {
+    responses[String(status)] = status === 204 ? { description: "No content" } : success("Success");
+  }
   const byStatus = new Map<number, DomainCode[]>();
   for (const code of errorCodesOf(entry)) {
     const s = statusOf(code);

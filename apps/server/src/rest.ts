@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import type { AnyRouter } from "@trpc/server";
-import { type Context, DomainError, createCallerFactory } from "@clinic/api";
+import { type Context, DomainError, type RestRoute, createCallerFactory } from "@clinic/api";
 import { type RouteEntry, pathParams, restRoutes } from "./routes.ts";
 
 type Caller = Record<string, unknown>;
@@ -50,6 +50,13 @@ export function restInput(entry: RouteEntry, request: FastifyRequest): Record<st
   return input;
 }
 
+/** The success status of a route's answer: fixed, or for a PUT 201 when it created the resource. */
+function statusOf(status: RestRoute["status"], result: unknown): number {
+  if (status !== "201 or 200") return status ?? 200;
+  const created = typeof result === "object" && result !== null && "created_at" in result && "updated_at" in result ? result : undefined;
+  return created && created.created_at instanceof Date && created.updated_at instanceof Date && created.created_at.getTime() === created.updated_at.getTime() ? 201 : 200;
+}
+
 export interface RestOptions {
   router: AnyRouter;
   createContext: (request: FastifyRequest, reply: FastifyReply) => Promise<Context>;
@@ -67,8 +74,9 @@ export const restAdapter = fp(
           const ctx = await options.createContext(request, reply);
           const caller = createCaller(ctx) as unknown as Caller;
           const result = await procedureAt(caller, entry.procedure)(restInput(entry, request));
-          const status = entry.rest.status ?? 200;
+          const status = statusOf(entry.rest.status, result);
           if (status === 204) return reply.code(204).send();
+          if (entry.rest.contentType) return reply.code(status).type(entry.rest.contentType).send(String(result));
           return reply.code(status).send(result);
         },
       });

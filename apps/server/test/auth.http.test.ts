@@ -1,7 +1,8 @@
 import { SignJWT, base64url } from "jose";
 import { describe, expect, it } from "vitest";
 import { mintToken } from "@clinic/api";
-import { newUser, problemOf, request, seedClinic, testSecret, useTestApp } from "./helpers.ts";
+import { clinicFixture, newIdentity, testSecret } from "@clinic/api/testing";
+import { problemOf, request, useTestApp } from "./helpers.ts";
 
 const t = useTestApp();
 const key = new TextEncoder().encode(testSecret);
@@ -47,8 +48,8 @@ describe("authentication", () => {
   });
 
   it("accepts the cookie and the Bearer header; the cookie wins when both are present", async () => {
-    const admin = await newUser({ admin: true });
-    const plain = await newUser();
+    const admin = await newIdentity({ admin: true });
+    const plain = await newIdentity();
     const body = { name: "Either" };
     expect((await request(t.app, { method: "POST", url: "/v1/clinics", bearer: admin.token, body })).statusCode).toBe(201);
     expect((await request(t.app, { method: "POST", url: "/v1/clinics", token: admin.token, bearer: plain.token, body })).statusCode).toBe(201);
@@ -58,7 +59,7 @@ describe("authentication", () => {
   });
 
   it("provisions the user from the claims and follows a changed e-mail", async () => {
-    const user = await newUser({ admin: true });
+    const user = await newIdentity({ admin: true });
     const created = await request(t.app, { method: "POST", url: "/v1/clinics", token: user.token, body: { name: "Prov" } });
     const clinicId = created.json<{ id: string }>().id;
     const newEmail = `renamed-${crypto.randomUUID()}@test.example`;
@@ -74,7 +75,7 @@ describe("authentication", () => {
   });
 
   it("hands an invited e-mail's placeholder user to the identity that signs in with it", async () => {
-    const clinic = await seedClinic(t.handle);
+    const clinic = await clinicFixture(t.handle.db);
     const email = `invited-${crypto.randomUUID()}@test.example`;
     const invited = await request(t.app, {
       method: "POST",
@@ -95,8 +96,8 @@ describe("authentication", () => {
 
 describe("authorization", () => {
   it("answers 403 to a member of clinic A on clinic B, and to a role too low", async () => {
-    const a = await seedClinic(t.handle);
-    const b = await seedClinic(t.handle);
+    const a = await clinicFixture(t.handle.db);
+    const b = await clinicFixture(t.handle.db);
     const cross = await request(t.app, { method: "GET", url: `/v1/clinics/${b.clinicId}`, token: a.admin.token });
     expect(cross.statusCode).toBe(403);
     expect(problemOf(cross)).toMatchObject({ code: "FORBIDDEN", status: 403 });
@@ -110,7 +111,7 @@ describe("authorization", () => {
   });
 
   it("refuses cookie-authenticated writes from a foreign Origin, not Bearer ones", async () => {
-    const admin = await newUser({ admin: true });
+    const admin = await newIdentity({ admin: true });
     const body = { name: "Origin" };
     const evil = { origin: "https://evil.example" };
     const refused = await request(t.app, { method: "POST", url: "/v1/clinics", token: admin.token, body, headers: evil });

@@ -1,10 +1,10 @@
-import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { FastifyInstance } from "fastify";
 import { createTokenVerifier } from "@clinic/api";
-import { clinicMembers, type DbHandle, openDatabase, services, workHours } from "@clinic/db";
+import { type DbHandle, openDatabase, services, workHours } from "@clinic/db";
 import { buildApp } from "../src/app.ts";
-import { request, seedClinic, testSecret } from "./helpers.ts";
+import { addProvider, clinicFixture, testSecret } from "@clinic/api/testing";
+import { request } from "./helpers.ts";
 
 const databaseUrl = inject("databaseUrl");
 
@@ -36,9 +36,8 @@ describe.skipIf(!databaseUrl)("availability cache coherence across two instances
   it("a write through one instance is visible in the other's next read, with no TTL", async () => {
     const [one, two] = instances;
     if (!one || !two) throw new Error("instances not built");
-    const clinic = await seedClinic(one.handle);
-    const provider = await clinic.member("STAFF", "Anna Provider", true);
-    await one.handle.db.update(clinicMembers).set({ status: "approved" }).where(and(eq(clinicMembers.clinicId, clinic.clinicId), eq(clinicMembers.userId, provider.id)));
+    const clinic = await clinicFixture(one.handle.db);
+    const provider = await addProvider(one.handle.db, clinic.clinicId, "Anna Provider");
     await one.handle.db.insert(workHours).values([
       { clinicId: clinic.clinicId, scope: "clinic", weekday: 1, opensMin: 540, closesMin: 720 },
       { clinicId: clinic.clinicId, scope: "provider", providerId: provider.id, weekday: 1, opensMin: 540, closesMin: 720 },

@@ -32,5 +32,9 @@ describe("demo clinic", () => {
     expect(closures.closures).toHaveLength(1);
     const hours = await api.workHours.listProvider({ clinic_id: first.clinicId, provider_id: demoUsers.anna.id, weekday: 1 });
     expect(hours.work_hours.map((h) => `${h.opens_at}-${h.closes_at}`)).toEqual(["09:00-12:00", "13:00-17:00"]);
+    // The booking page is open to the demo patient, who is not a member.
+    const patient = { id: demoUsers.patient.id, email: demoUsers.patient.email, phoneE164: null, isAdmin: false };
+    const asPatient = createCallerFactory(appRouter)(createContextInner({ db: t.handle.db, user: patient, now: () => new Date("2027-03-10T10:00:00Z") }));
+    expect((await asPatient.onlineBooking.services({ clinic_id: first.clinicId })).services.length).toBeGreaterThan(0);
   });
 });

@@ -1,18 +1,17 @@
 import { afterAll, beforeAll, inject } from "vitest";
 import type { FastifyInstance, LightMyRequestResponse } from "fastify";
-import { createTokenVerifier, mintToken } from "@clinic/api";
-import { clinicMembers, clinics, type DbHandle, users } from "@clinic/db";
+import { createTokenVerifier } from "@clinic/api";
+import { testSecret } from "@clinic/api/testing";
+import type { DbHandle } from "@clinic/db";
 import { openTestDatabase } from "@clinic/db/testing";
 import { buildApp, type AppOptions } from "../src/app.ts";
-
-export const testSecret = "test-secret-0123456789-0123456789-abcdef";
 
 export interface TestApp {
   readonly app: FastifyInstance;
   readonly handle: DbHandle;
 }
 
-/** A built app on this file's database, with a known HS256 secret and no logging. */
+/** A built app on this file's database, verifying the fixtures' test tokens, with no logging. */
 export function useTestApp(overrides: Partial<Omit<AppOptions, "database" | "verifier">> = {}): TestApp {
   let app: FastifyInstance | undefined;
   let handle: DbHandle | undefined;
@@ -39,45 +38,6 @@ export function useTestApp(overrides: Partial<Omit<AppOptions, "database" | "ver
       if (!handle) throw new Error("database not open yet");
       return handle;
     },
-  };
-}
-
-export interface TestUser {
-  id: string;
-  email: string;
-  token: string;
-}
-
-let counter = 0;
-const unique = () => `${Date.now().toString(36)}${(counter++).toString(36)}${Math.random().toString(36).slice(2, 7)}`;
-
-/** Mints a token for a fresh identity (the user row is provisioned by the first request). */
-export async function newUser(options: { admin?: boolean } = {}): Promise<TestUser> {
-  const id = crypto.randomUUID();
-  const email = `u-${unique()}@test.example`;
-  const token = await mintToken(testSecret, { sub: id, email, roles: options.admin ? ["ADMIN"] : undefined });
-  return { id, email, token };
-}
-
-/** A clinic with members of each role, created directly in the database. */
-export async function seedClinic(handle: DbHandle, options: { timezone?: string } = {}) {
-  const [clinic] = await handle.db
-    .insert(clinics)
-    .values({ name: `Clinic ${unique()}`, timezone: options.timezone ?? "UTC" })
-    .returning();
-  if (!clinic) throw new Error("no clinic");
-  const member = async (role: string, fullName: string, isProvider = false) => {
-    const user = await newUser();
-    await handle.db.insert(users).values({ id: user.id, email: user.email });
-    await handle.db.insert(clinicMembers).values({ clinicId: clinic.id, userId: user.id, fullName, clinicRole: role, isProvider });
-    return user;
-  };
-  return {
-    clinicId: clinic.id,
-    admin: await member("CLINIC_ADMIN", "Admin Person"),
-    staff: await member("STAFF", "Staff Person"),
-    custom: await member("BOOKING_AGENT", "Agent Person"),
-    member,
   };
 }
 

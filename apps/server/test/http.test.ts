@@ -1,13 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { DomainError } from "@clinic/api";
 import { problemOf as problemBody } from "../src/problem.ts";
-import { newUser, problemOf, request, seedClinic, useTestApp } from "./helpers.ts";
+import { addMember, clinicFixture, newIdentity } from "@clinic/api/testing";
+import { problemOf, request, useTestApp } from "./helpers.ts";
 
 const t = useTestApp();
 
 describe("REST adapter", () => {
   it("creates, reads and updates a clinic with 201/200 and ISO millisecond timestamps", async () => {
-    const admin = await newUser({ admin: true });
+    const admin = await newIdentity({ admin: true });
     const created = await request(t.app, { method: "POST", url: "/v1/clinics", token: admin.token, body: { name: "Berlin Mitte", timezone: "Europe/Berlin" } });
     expect(created.statusCode).toBe(201);
     const clinic = created.json<{ id: string; created_at: string }>();
@@ -21,7 +22,7 @@ describe("REST adapter", () => {
   });
 
   it("answers validation failures with 400 problem+json and field errors", async () => {
-    const admin = await newUser({ admin: true });
+    const admin = await newIdentity({ admin: true });
     const response = await request(t.app, { method: "POST", url: "/v1/clinics", token: admin.token, body: { name: 42, extra: true } });
     expect(response.statusCode).toBe(400);
     const body = problemOf(response);
@@ -30,28 +31,18 @@ describe("REST adapter", () => {
   });
 
   it("answers malformed JSON and a non-object body with 400", async () => {
-    const admin = await newUser({ admin: true });
-    const malformed = await t.app.inject({
-      method: "POST",
-      url: "/v1/clinics",
-      cookies: { access_token: admin.token },
-      headers: { "content-type": "application/json" },
-      payload: "{not json",
-    });
+    const admin = await newIdentity({ admin: true });
+    const post = (payload: string) =>
+      t.app.inject({ method: "POST", url: "/v1/clinics", cookies: { access_token: admin.token }, headers: { "content-type": "application/json" }, payload });
+    const malformed = await post("{not json");
     expect(malformed.statusCode).toBe(400);
     expect(problemOf(malformed).code).toBe("VALIDATION_FAILED");
-    const array = await t.app.inject({
-      method: "POST",
-      url: "/v1/clinics",
-      cookies: { access_token: admin.token },
-      headers: { "content-type": "application/json" },
-      payload: "[1,2]",
-    });
+    const array = await post("[1,2]");
     expect(array.statusCode).toBe(400);
   });
 
   it("refuses a clinic_id in the query that differs from the path", async () => {
-    const clinic = await seedClinic(t.handle);
+    const clinic = await clinicFixture(t.handle.db);
     const response = await request(t.app, { method: "GET", url: `/v1/clinics/${clinic.clinicId}?clinic_id=${crypto.randomUUID()}`, token: clinic.admin.token });
     expect(response.statusCode).toBe(400);
     expect(problemOf(response).code).toBe("VALIDATION_FAILED");
@@ -60,7 +51,7 @@ describe("REST adapter", () => {
   });
 
   it("answers 400 for a malformed UUID in the path and 404 for an unknown route", async () => {
-    const admin = await newUser({ admin: true });
+    const admin = await newIdentity({ admin: true });
     const bad = await request(t.app, { method: "GET", url: "/v1/clinics/not-a-uuid", token: admin.token });
     expect(bad.statusCode).toBe(400);
     const missing = await request(t.app, { method: "GET", url: "/v1/nothing-here", token: admin.token });
@@ -69,8 +60,8 @@ describe("REST adapter", () => {
   });
 
   it("paginates the members list with limit and next_cursor", async () => {
-    const clinic = await seedClinic(t.handle);
-    for (let i = 0; i < 4; i++) await clinic.member("STAFF", `Extra ${i}`);
+    const clinic = await clinicFixture(t.handle.db);
+    for (let i = 0; i < 4; i++) await addMember(t.handle.db, clinic.clinicId, { role: "STAFF", fullName: `Extra ${i}` });
     const names: string[] = [];
     let url = `/v1/clinics/${clinic.clinicId}/members?limit=2`;
     for (let page = 0; page < 10; page++) {
@@ -97,7 +88,7 @@ describe("REST adapter", () => {
 
 describe("service endpoints", () => {
   it("serves /healthz, /readyz, the OpenAPI document and the docs page", async () => {
-    expect((await t.app.inject({ method: "GET", url: "/healthz" })).json()).toEqual({ status: "ok" });
+    expect((await t.app.inject({ method: "GET", url: "/healthz" })).json()).toEqual({ status: "ok", pid: process.pid });
     const ready = await t.app.inject({ method: "GET", url: "/readyz" });
     expect(ready.statusCode).toBe(200);
     const doc = (await t.app.inject({ method: "GET", url: "/v1/openapi.json" })).json<{
@@ -117,5 +108,12 @@ describe("service endpoints", () => {
   it("tags every response with a request id", async () => {
     const response = await t.app.inject({ method: "GET", url: "/healthz", headers: { "x-request-id": "abc-123" } });
     expect(response.headers["x-request-id"]).toBe("abc-123");
+  });
+
+  it("answers a query-only method on a /trpc mutation with 405 and the code of its meaning, not CONFLICT", async () => {
+    const admin = await newIdentity({ admin: true });
+    const response = await request(t.app, { method: "GET", url: "/trpc/clinics.create", token: admin.token });
+    expect(response.statusCode).toBe(405);
+    expect(response.json<{ error: { json: { data: { domain_code: string } } } }>().error.json.data.domain_code).toBe("VALIDATION_FAILED");
   });
 });

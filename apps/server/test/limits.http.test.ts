@@ -1,11 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { newUser, problemOf, request, useTestApp } from "./helpers.ts";
+import { newIdentity } from "@clinic/api/testing";
+import { problemOf, request, useTestApp } from "./helpers.ts";
 
 const t = useTestApp({ config: { allowedOrigins: [], rateLimit: { max: 3, windowMs: 60_000 }, logLevel: "silent" } });
 
 describe("rate limiting", () => {
   it("answers 429 problem+json with Retry-After past the limit", async () => {
-    const user = await newUser();
+    const user = await newIdentity();
     const statuses: number[] = [];
     let last;
     for (let i = 0; i < 4; i++) {

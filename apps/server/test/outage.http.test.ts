@@ -4,7 +4,8 @@ import type { FastifyInstance } from "fastify";
 import { createTokenVerifier } from "@clinic/api";
 import { type DbHandle, openDatabase } from "@clinic/db";
 import { buildApp } from "../src/app.ts";
-import { newUser, problemOf, request, testSecret } from "./helpers.ts";
+import { newIdentity, testSecret } from "@clinic/api/testing";
+import { problemOf, request } from "./helpers.ts";
 
 /**
  * A TCP proxy in front of the PostgreSQL server that the test can cut and restore, so the app
@@ -73,11 +74,11 @@ describe.skipIf(!databaseUrl)("database outage", () => {
   });
 
   it("answers 503 UNAVAILABLE while the database is away and recovers by itself", async () => {
-    const user = await newUser();
+    const user = await newIdentity();
     expect((await request(app, { method: "GET", url: "/v1/clinics", token: user.token })).statusCode).toBe(200);
 
     await proxy.cut();
-    const down = await request(app, { method: "GET", url: "/v1/clinics", token: (await newUser()).token });
+    const down = await request(app, { method: "GET", url: "/v1/clinics", token: (await newIdentity()).token });
     expect(down.statusCode).toBe(503);
     expect(problemOf(down)).toMatchObject({ status: 503, code: "UNAVAILABLE" });
     expect((await app.inject({ method: "GET", url: "/readyz" })).statusCode).toBe(503);

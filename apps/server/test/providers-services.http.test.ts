@@ -1,11 +1,12 @@
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { clinicMembers } from "@clinic/db";
-import { newUser, problemOf, request, seedClinic, useTestApp } from "./helpers.ts";
+import { addProvider, clinicFixture, newIdentity } from "@clinic/api/testing";
+import { problemOf, request, useTestApp } from "./helpers.ts";
 
 const t = useTestApp();
 
-type Seeded = Awaited<ReturnType<typeof seedClinic>>;
+type Seeded = Awaited<ReturnType<typeof clinicFixture>>;
 
 interface ServiceBody {
   id: string;
@@ -23,16 +24,8 @@ interface ServiceBody {
 const iso = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
 /** A provider of the clinic with the given status, inserted directly. */
-async function providerOf(clinic: Seeded, fullName: string, status: "approved" | "pending" | "suspended" = "approved") {
-  const user = await clinic.member("STAFF", fullName, true);
-  if (status !== "approved") {
-    await t.handle.db
-      .update(clinicMembers)
-      .set({ status })
-      .where(and(eq(clinicMembers.clinicId, clinic.clinicId), eq(clinicMembers.userId, user.id)));
-  }
-  return user;
-}
+const providerOf = (clinic: Seeded, fullName: string, status: "approved" | "pending" | "suspended" = "approved") =>
+  addProvider(t.handle.db, clinic.clinicId, fullName, { status });
 
 async function createService(clinic: Seeded, body: Record<string, unknown>): Promise<ServiceBody> {
   const response = await request(t.app, { method: "POST", url: `/v1/services?clinic_id=${clinic.clinicId}`, token: clinic.admin.token, body });
@@ -42,7 +35,7 @@ async function createService(clinic: Seeded, body: Record<string, unknown>): Pro
 
 describe("providers over HTTP", () => {
   it("GET /v1/clinics/{cid}/providers?clinic_id=cid lists providers by full_name", async () => {
-    const clinic = await seedClinic(t.handle);
+    const clinic = await clinicFixture(t.handle.db);
     const zoe = await providerOf(clinic, "Zoe", "pending");
     const anna = await providerOf(clinic, "Anna");
     const url = `/v1/clinics/${clinic.clinicId}/providers?clinic_id=${clinic.clinicId}`;
@@ -72,7 +65,7 @@ describe("providers over HTTP", () => {
   });
 
   it("runs the lifecycle: approve 200, repeated approve 409, suspend, reactivate, reject, delete 204", async () => {
-    const clinic = await seedClinic(t.handle);
+    const clinic = await clinicFixture(t.handle.db);
     const pat = await providerOf(clinic, "Pat", "pending");
     const base = `/v1/clinics/${clinic.clinicId}/providers/${pat.id}`;
     const post = (action: string, token = clinic.admin.token) => request(t.app, { method: "POST", url: `${base}/${action}`, token });
@@ -105,8 +98,8 @@ describe("providers over HTTP", () => {
   });
 
   it("answers 409 PROVIDER_HAS_SERVICES with service_ids, and 404 for another clinic's provider", async () => {
-    const clinic = await seedClinic(t.handle);
-    const other = await seedClinic(t.handle);
+    const clinic = await clinicFixture(t.handle.db);
+    const other = await clinicFixture(t.handle.db);
     const pat = await providerOf(clinic, "Pat");
     const service = await createService(clinic, { name: "Massage", duration_min: 30, provider_id: pat.id });
     const refused = await request(t.app, { method: "DELETE", url: `/v1/clinics/${clinic.clinicId}/providers/${pat.id}`, token: clinic.admin.token });
@@ -120,7 +113,7 @@ describe("providers over HTTP", () => {
 
 describe("services over HTTP", () => {
   it("creates (201), reads, updates, lists, searches and deletes (204) with clinic_id in the query", async () => {
-    const clinic = await seedClinic(t.handle);
+    const clinic = await clinicFixture(t.handle.db);
     const anna = await providerOf(clinic, "Anna Berg");
     const created = await createService(clinic, { name: "Deep Tissue Massage", duration_min: 60, price: "49.9" });
     expect(created).toMatchObject({ clinic_id: clinic.clinicId, price: "49.90", provider_id: null, provider_name: null, is_active: true });
@@ -177,7 +170,7 @@ describe("services over HTTP", () => {
     [{ name: "" }, "name"],
     [{ provider_id: "not-a-uuid" }, "provider_id"],
   ])("answers 400 VALIDATION_FAILED for %j", async (override, path) => {
-    const clinic = await seedClinic(t.handle);
+    const clinic = await clinicFixture(t.handle.db);
     const response = await request(t.app, {
       method: "POST",
       url: `/v1/services?clinic_id=${clinic.clinicId}`,
@@ -191,8 +184,8 @@ describe("services over HTTP", () => {
   });
 
   it("answers 422 NOT_A_PROVIDER for a membership id, a non-provider and another clinic's provider", async () => {
-    const clinic = await seedClinic(t.handle);
-    const other = await seedClinic(t.handle);
+    const clinic = await clinicFixture(t.handle.db);
+    const other = await clinicFixture(t.handle.db);
     const foreign = await providerOf(other, "Foreign");
     const anna = await providerOf(clinic, "Anna");
     const [membership] = await t.handle.db
@@ -212,7 +205,7 @@ describe("services over HTTP", () => {
   });
 
   it("bulk assigns in one transaction: 200 {services}, 409 ALREADY_ASSIGNED with service_ids, nothing changed", async () => {
-    const clinic = await seedClinic(t.handle);
+    const clinic = await clinicFixture(t.handle.db);
     const anna = await providerOf(clinic, "Anna");
     const ben = await providerOf(clinic, "Ben");
     const free = await createService(clinic, { name: "Free", duration_min: 30 });
@@ -232,8 +225,8 @@ describe("services over HTTP", () => {
   });
 
   it("keeps clinics apart: another clinic's service is 404, custom roles get 403 on writes, STAFF 403 on the audit log", async () => {
-    const clinic = await seedClinic(t.handle);
-    const other = await seedClinic(t.handle);
+    const clinic = await clinicFixture(t.handle.db);
+    const other = await clinicFixture(t.handle.db);
     const service = await createService(clinic, { name: "Mine", duration_min: 30 });
     for (const method of ["GET", "PATCH", "DELETE"] as const) {
       const response = await request(t.app, {
@@ -264,7 +257,7 @@ describe("services over HTTP", () => {
     expect(audit.statusCode).toBe(403);
     const search = await request(t.app, { method: "GET", url: `/v1/services/search?clinic_id=${clinic.clinicId}&q=mine`, token: clinic.custom.token });
     expect(search.statusCode).toBe(200);
-    const stranger = await newUser();
+    const stranger = await newIdentity();
     const refused = await request(t.app, { method: "GET", url: `/v1/services?clinic_id=${clinic.clinicId}`, token: stranger.token });
     expect(refused.statusCode).toBe(403);
   });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { problemOf, request, seedClinic, useTestApp } from "./helpers.ts";
+import { addProvider, clinicFixture } from "@clinic/api/testing";
+import { problemOf, request, useTestApp } from "./helpers.ts";
 
 const t = useTestApp({ now: () => new Date("2027-03-01T00:00:00Z") });
 
@@ -12,7 +13,7 @@ interface WorkHour {
 
 describe("work hours and closures over REST", () => {
   it("runs the optimistic-concurrency flow: read updated_at, send it back, 409 on a stale stamp, 428 without", async () => {
-    const c = await seedClinic(t.handle);
+    const c = await clinicFixture(t.handle.db);
     const created = await request(t.app, { method: "POST", url: `/v1/clinics/${c.clinicId}/work_hours`, token: c.admin.token, body: { weekday: 1, opens_at: "09:00", closes_at: "12:00" } });
     expect(created.statusCode).toBe(201);
     const hour = created.json<WorkHour>();
@@ -43,8 +44,8 @@ describe("work hours and closures over REST", () => {
   });
 
   it("serves provider hours and closures, with clinic_id optional on W7/W8 only", async () => {
-    const c = await seedClinic(t.handle);
-    const provider = await c.member("STAFF", "Anna", true);
+    const c = await clinicFixture(t.handle.db);
+    const provider = await addProvider(t.handle.db, c.clinicId, "Anna");
     const created = await request(t.app, { method: "POST", url: `/v1/providers/${provider.id}/work_hours?clinic_id=${c.clinicId}`, token: provider.token, body: { weekday: 2, opens_at: "08:00", closes_at: "24:00" } });
     expect(created.statusCode).toBe(201);
     const hour = created.json<WorkHour>();
@@ -67,8 +68,8 @@ describe("work hours and closures over REST", () => {
 
 describe("availability and booking over REST", () => {
   it("books with an Idempotency-Key header, replays it, and answers 409 problem+json for a taken slot", async () => {
-    const c = await seedClinic(t.handle, { timezone: "Europe/Berlin" });
-    const provider = await c.member("STAFF", "Anna", true);
+    const c = await clinicFixture(t.handle.db, { timezone: "Europe/Berlin" });
+    const provider = await addProvider(t.handle.db, c.clinicId, "Anna");
     await request(t.app, { method: "POST", url: `/v1/clinics/${c.clinicId}/providers/${provider.id}/approve`, token: c.admin.token });
     await request(t.app, { method: "POST", url: `/v1/clinics/${c.clinicId}/work_hours`, token: c.admin.token, body: { weekday: 1, opens_at: "09:00", closes_at: "12:00" } });
     await request(t.app, { method: "POST", url: `/v1/providers/${provider.id}/work_hours?clinic_id=${c.clinicId}`, token: c.admin.token, body: { weekday: 1, opens_at: "09:00", closes_at: "12:00" } });

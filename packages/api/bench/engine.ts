@@ -48,7 +48,7 @@ function scenario(providers: number, days: number, durationMin: number, bookings
   const schedules: ProviderSchedule[] = Array.from({ length: providers }, (_, p) => ({
     providerId: `provider-${String(p).padStart(3, "0")}`,
     hours: providerHours,
-    busy: bookings(days, bookingsPerProvider, p),
+    closures: bookings(days, bookingsPerProvider, p),
   }));
   // One clinic closure: the afternoon of Thursday 2027-03-18.
   const closureDate = addDays(from, 3);
@@ -61,6 +61,29 @@ function scenario(providers: number, days: number, durationMin: number, bookings
     clinicHours: weekdays.map((weekday) => ({ weekday, opensMin: 9 * 60, closesMin: 17 * 60 })),
     clinicClosures: [{ start: wallClockToInstant(closureDate, 13 * 60, tz), end: wallClockToInstant(closureDate, 17 * 60, tz) }],
     providers: schedules,
+  };
+}
+
+/**
+ * The reference case with the booking rules of a busy clinic: buffers 10/5, a 15-minute step,
+ * two hours' notice, a 60-day horizon, and two date overrides (a shortened day for the clinic,
+ * a day off for the provider); the bookings carry buffers of their own.
+ */
+function withRules(query: SlotQuery): SlotQuery {
+  return {
+    ...query,
+    stepMin: 15,
+    bufferBeforeMin: 10,
+    bufferAfterMin: 5,
+    noticeMin: 120,
+    horizonDays: 60,
+    clinicOverrides: [{ date: addDays(from, 8), periods: [{ opensMin: 9 * 60, closesMin: 13 * 60 }] }],
+    providers: query.providers.map((p) => ({
+      ...p,
+      overrides: [{ date: addDays(from, 10), periods: [] }],
+      bookings: (p.closures ?? []).map((c, k) => ({ id: `b${String(k)}`, start: c.start, end: c.end, bufferBeforeMin: 5, bufferAfterMin: 10 })),
+      closures: [],
+    })),
   };
 }
 
@@ -97,6 +120,7 @@ export async function runEngineBench(seconds = 1.5): Promise<EngineBenchRow[]> {
   const reference = scenario(1, 30, 30, 40);
   const rows = [
     measure("reference", reference, seconds, false),
+    measure("reference + rules", withRules(reference), seconds, false),
     measure("reference (cold tz cache)", reference, seconds, true),
     measure("union", scenario(5, 30, 30, 40), seconds, false),
     measure("large", scenario(50, 62, 15, 80), seconds, false),

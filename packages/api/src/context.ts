@@ -1,6 +1,6 @@
 import type { Db } from "@clinic/db";
-import type { AuthUser } from "./auth.ts";
-import { AvailabilityCache } from "./availability/cache.ts";
+import type { AuthUser } from "./modules/identity/index.ts";
+import { AvailabilityCache } from "./modules/availability/index.ts";
 
 /** Everything a procedure may use; built per request by the adapter, or directly by tests. */
 export interface Context {
@@ -14,7 +14,33 @@ export interface Context {
   availabilityCache: AvailabilityCache;
   /** The clock; tests may pin it. */
   now: () => Date;
+  /** What one request may cost. */
+  limits: ApiLimits;
+  /** The service's public base URL (links it hands out, e.g. calendar feeds), without a trailing slash. */
+  publicUrl: string;
+  /** Outbound rules of webhooks (WEBHOOK_ALLOW_PRIVATE). */
+  webhooks: { allowPrivate: boolean };
+  /** Where outcomes worth counting go (the server's /metrics); does nothing by default. */
+  observer: ApiObserver;
 }
+
+/** Outcomes the API reports as they happen (docs/operations.md#metrics). */
+export interface ApiObserver {
+  /** A booking write (B1, B5, O4, U3, U4) ended: `outcome` is "ok" or the error's contract code. */
+  bookingWrite(procedure: string, outcome: string): void;
+}
+
+const quietObserver: ApiObserver = { bookingWrite: () => undefined };
+
+/** Bounds on what one request may cost (docs/availability.md#limits, docs/patients.md#rate-limit). */
+export interface ApiLimits {
+  /** The most slots one availability answer may hold. */
+  maxSlotsPerAnswer: number;
+  /** Booking writes (book, reschedule, patient cancel) one user may make per minute, across processes. */
+  bookingWritesPerMinute: number;
+}
+
+export const defaultApiLimits: ApiLimits = { maxSlotsPerAnswer: 10_000, bookingWritesPerMinute: 30 };
 
 export interface ContextInnerOptions {
   db: Db;
@@ -23,6 +49,10 @@ export interface ContextInnerOptions {
   requestId?: string;
   availabilityCache?: AvailabilityCache;
   now?: () => Date;
+  limits?: ApiLimits;
+  publicUrl?: string;
+  webhooks?: { allowPrivate: boolean };
+  observer?: ApiObserver;
 }
 
 /** Builds a context from its dependencies; tests call this directly. */
@@ -34,5 +64,9 @@ export function createContextInner(options: ContextInnerOptions): Context {
     requestId: options.requestId ?? crypto.randomUUID(),
     availabilityCache: options.availabilityCache ?? new AvailabilityCache(),
     now: options.now ?? (() => new Date()),
+    limits: options.limits ?? defaultApiLimits,
+    publicUrl: options.publicUrl ?? "http://127.0.0.1:3000",
+    webhooks: options.webhooks ?? { allowPrivate: false },
+    observer: options.observer ?? quietObserver,
   };
 }

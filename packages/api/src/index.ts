@@ -1,7 +1,10 @@
-export * from "./auth.ts";
-export * from "./availability/cache.ts";
-export * from "./availability/versions.ts";
+// The API package's public surface: the router, context, errors, and what adapters need.
 export * from "./context.ts";
 export * from "./errors.ts";
+export { JobWorkers, installJobQueue, queueNames } from "./modules/jobs/index.ts";
+export { type WorkerSettings, startWorkers } from "./workers.ts";
+export { AvailabilityCache } from "./modules/availability/index.ts";
+export { deliveryCountsByStatus, oldestPendingDeliveryAgeS } from "./modules/webhooks/index.ts";
+export { type AuthUser, type JwtSettings, type TokenClaims, type TokenVerifier, UserProvisioner, createTokenVerifier, mintToken } from "./modules/identity/index.ts";
 export { appRouter, type AppRouter } from "./router/index.ts";
 export { createCallerFactory, type Meta, type RestRoute } from "./trpc.ts";

@@ -1,6 +1,5 @@
 import { describe, expect, inject, it } from "vitest";
-import { addHours, addService, bookableClinic, pinnedNow } from "./booking-fixtures.ts";
-import { addMember, callerFor, useTestDatabase } from "./helpers.ts";
+import { addHours, addMember, addService, bookableClinic, callerFor, pinnedNow, useTestDatabase } from "../testing/index.ts";
 
 const t = useTestDatabase();
 

@@ -1,8 +1,7 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { workHours } from "@clinic/db";
-import { addHours, addService, bookableClinic, pinnedNow } from "./booking-fixtures.ts";
-import { addMember, callerFor, codeOf, rejectionOf, useTestDatabase } from "./helpers.ts";
+import { addHours, addMember, addService, bookableClinic, callerFor, codeOf, pinnedNow, rejectionOf, useTestDatabase } from "../testing/index.ts";
 
 const t = useTestDatabase();
 const monday = "2027-03-15";
@@ -132,5 +131,23 @@ describe("booking", () => {
     const service = await addService(t.db, c.clinicId, { providerId: c.provider.id, isActive: false });
     const error = await rejectionOf(callerFor(t.db, c.custom, { now: pinnedNow }).appointments.book({ clinic_id: c.clinicId, service_id: service, start: at("2027-03-15T09:00:00Z"), patient }));
     expect(error.domainCode).toBe("SERVICE_INACTIVE");
+  });
+
+  it("lets a role below STAFF cancel only the appointments it booked; STAFF cancels any", async () => {
+    const c = await bookableClinic(t.db);
+    const service = await addService(t.db, c.clinicId, { durationMin: 60, providerId: c.provider.id });
+    const agent = callerFor(t.db, c.custom, { now: pinnedNow });
+    const otherAgent = callerFor(t.db, await addMember(t.db, c.clinicId, { role: "BOOKING_AGENT" }), { now: pinnedNow });
+    const staff = callerFor(t.db, c.staff, { now: pinnedNow });
+    const mine = await agent.appointments.book({ clinic_id: c.clinicId, service_id: service, start: at("2027-03-15T09:00:00Z"), patient });
+    const theirs = await otherAgent.appointments.book({ clinic_id: c.clinicId, service_id: service, start: at("2027-03-15T10:00:00Z"), patient });
+    const byStaff = await staff.appointments.book({ clinic_id: c.clinicId, service_id: service, start: at("2027-03-15T11:00:00Z"), patient });
+    const refused = await rejectionOf(agent.appointments.cancel({ clinic_id: c.clinicId, id: theirs.id }));
+    expect(refused.domainCode).toBe("FORBIDDEN");
+    expect(JSON.stringify(refused)).not.toContain(patient.email);
+    expect(await codeOf(agent.appointments.cancel({ clinic_id: c.clinicId, id: byStaff.id }))).toBe("FORBIDDEN");
+    expect((await agent.appointments.cancel({ clinic_id: c.clinicId, id: mine.id })).status).toBe("canceled");
+    expect((await staff.appointments.cancel({ clinic_id: c.clinicId, id: theirs.id })).status).toBe("canceled");
+    expect((await staff.appointments.get({ clinic_id: c.clinicId, id: byStaff.id })).status).toBe("booked");
   });
 });

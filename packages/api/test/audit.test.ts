@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { callerFor, clinicFixture, codeOf, createUser, useTestDatabase } from "./helpers.ts";
+import { callerFor, clinicFixture, codeOf, createUser, useTestDatabase } from "../testing/index.ts";
 
 const t = useTestDatabase();
 

@@ -1,7 +1,7 @@
 import { SignJWT, exportSPKI, generateKeyPair } from "jose";
 import { describe, expect, it } from "vitest";
-import { createTokenVerifier, mintToken } from "../src/auth.ts";
-import { codeOf } from "./helpers.ts";
+import { createTokenVerifier, mintToken } from "../src/modules/identity/index.ts";
+import { codeOf } from "../testing/index.ts";
 
 const secret = "unit-secret-0123456789-0123456789-abcdef";
 

@@ -1,17 +1,16 @@
 import { describe, expect, it } from "vitest";
-import { AvailabilityCache } from "../src/availability/cache.ts";
-import { createContextInner } from "../src/context.ts";
+import { AvailabilityCache } from "../src/modules/availability/cache.ts";
+import { createContextInner, defaultApiLimits } from "../src/context.ts";
 import { appRouter } from "../src/router/index.ts";
 import { createCallerFactory } from "../src/trpc.ts";
-import { addClosure, addHours, addService, bookableClinic, pinnedNow } from "./booking-fixtures.ts";
-import { addMember, callerFor, codeOf, useTestDatabase } from "./helpers.ts";
+import { addClosure, addHours, addMember, addService, bookableClinic, callerFor, codeOf, pinnedNow, useTestDatabase } from "../testing/index.ts";
 
 const t = useTestDatabase();
 const monday = "2027-03-15";
 const times = (slots: { start_local: string }[]) => slots.map((s) => s.start_local.slice(11));
 
 describe("availability", () => {
-  it("yields the seed's examples: 16 slots of 30 min and 8 of 60 min in 09:00-17:00", async () => {
+  it("yields 16 slots of 30 min and 8 of 60 min in 09:00-17:00", async () => {
     const c = await bookableClinic(t.db);
     const thirty = await addService(t.db, c.clinicId, { durationMin: 30, providerId: c.provider.id });
     const sixty = await addService(t.db, c.clinicId, { durationMin: 60, providerId: c.provider.id });
@@ -114,5 +113,21 @@ describe("availability", () => {
     expect(cache.size).toBe(1);
     await caller.appointments.book({ clinic_id: c.clinicId, service_id: service, start: new Date("2027-03-15T09:00:00Z"), patient: { name: "P" } });
     expect(times((await caller.availability.get(query)).slots)[0]).toBe("10:00");
+  });
+
+  it("refuses an answer of more slots than the limit with 400, and dates past 9999 with 400", async () => {
+    const c = await bookableClinic(t.db);
+    const oneMinute = await addService(t.db, c.clinicId, { durationMin: 1 });
+    const limited = createCallerFactory(appRouter)(createContextInner({ db: t.db, user: c.custom, now: pinnedNow, limits: { ...defaultApiLimits, maxSlotsPerAnswer: 1_000 } }));
+    // 09:00–17:00 on five weekdays is 2,400 one-minute slots: over the limit; one day (480) is not.
+    const refused = await codeOf(limited.availability.get({ clinic_id: c.clinicId, service_id: oneMinute, from: monday, to: "2027-03-19" }));
+    expect(refused).toBe("VALIDATION_FAILED");
+    expect((await limited.availability.get({ clinic_id: c.clinicId, service_id: oneMinute, from: monday, to: monday })).slots).toHaveLength(480);
+    const caller = callerFor(t.db, c.custom, { now: pinnedNow });
+    expect(await codeOf(caller.availability.get({ clinic_id: c.clinicId, service_id: oneMinute, from: "9999-12-31" }))).toBe("VALIDATION_FAILED");
+    expect(await codeOf(caller.availability.get({ clinic_id: c.clinicId, service_id: oneMinute, to: "9999-12-31" }))).toBe("VALIDATION_FAILED");
+    expect(await codeOf(caller.availability.get({ clinic_id: c.clinicId, service_id: oneMinute, from: "0001-01-01" }))).toBe("VALIDATION_FAILED");
+    const last = await caller.availability.get({ clinic_id: c.clinicId, service_id: oneMinute, from: "9999-12-28" });
+    expect([last.from, last.to]).toEqual(["9999-12-28", "9999-12-29"]);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { callerFor, clinicFixture, codeOf, createUser, useTestDatabase } from "./helpers.ts";
+import { callerFor, clinicFixture, codeOf, createUser, useTestDatabase } from "../testing/index.ts";
 
 const t = useTestDatabase();
 
@@ -13,10 +13,19 @@ describe("clinics", () => {
     expect(await codeOf(callerFor(t.db, plain).clinics.create({ name: "X" }))).toBe("FORBIDDEN");
   });
 
-  it("refuses an unknown time zone and an empty name", async () => {
+  it("refuses an unknown time zone, an offset zone and an empty name", async () => {
     const admin = await createUser(t.db, { admin: true });
     expect(await codeOf(callerFor(t.db, admin).clinics.create({ name: "X", timezone: "Mars/Olympus" }))).toBe("VALIDATION_FAILED");
+    expect(await codeOf(callerFor(t.db, admin).clinics.create({ name: "X", timezone: "+05:30" }))).toBe("VALIDATION_FAILED");
     expect(await codeOf(callerFor(t.db, admin).clinics.create({ name: "  " }))).toBe("VALIDATION_FAILED");
+  });
+
+  it("stores a time zone in its canonical spelling", async () => {
+    const admin = callerFor(t.db, await createUser(t.db, { admin: true }));
+    const created = await admin.clinics.create({ name: "Case", timezone: "europe/berlin" });
+    expect(created.timezone).toBe("Europe/Berlin");
+    const updated = await admin.clinics.update({ clinic_id: created.id, timezone: "AMERICA/NEW_YORK" });
+    expect(updated.timezone).toBe("America/New_York");
   });
 
   it("lists only the caller's clinics, an ADMIN sees all, with keyset pagination", async () => {

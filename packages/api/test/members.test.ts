@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { callerFor, clinicFixture, codeOf, createUser, useTestDatabase } from "./helpers.ts";
+import { callerFor, clinicFixture, codeOf, createUser, useTestDatabase } from "../testing/index.ts";
 
 const t = useTestDatabase();
 
@@ -56,5 +56,32 @@ describe("members", () => {
     expect(
       await codeOf(admin.members.add({ clinic_id: c.clinicId, email: "a@b.example", full_name: "X", phone_e164: "0301234" })),
     ).toBe("VALIDATION_FAILED");
+  });
+
+  it("keeps name, e-mail and phone per membership: linking by user_id shows only what the caller sent", async () => {
+    const a = await clinicFixture(t.db);
+    const b = await clinicFixture(t.db);
+    // Clinic A's admin names clinic B's staff member by user id, with an e-mail of their own choosing.
+    const linked = await a.asAdmin.members.add({ clinic_id: a.clinicId, user_id: b.staff.id, email: "anything@a.example", full_name: "Whoever", phone_e164: "+4911111111" });
+    expect(linked).toMatchObject({ user_id: b.staff.id, email: "anything@a.example", full_name: "Whoever", phone_e164: "+4911111111" });
+    expect(JSON.stringify(linked)).not.toContain(b.staff.email);
+    // A's change of the phone is A's alone.
+    await a.asAdmin.members.update({ clinic_id: a.clinicId, user_id: b.staff.id, phone_e164: "+4922222222", full_name: "Renamed" });
+    const inB = (await b.asAdmin.members.list({ clinic_id: b.clinicId })).members.find((m) => m.user_id === b.staff.id);
+    expect(inB).toMatchObject({ email: b.staff.email, full_name: "Staff Person", phone_e164: null });
+  });
+
+  it("answers the same whether or not an e-mail is registered elsewhere, and never 409 on a user_id/e-mail mismatch", async () => {
+    const c = await clinicFixture(t.db);
+    const elsewhere = await createUser(t.db);
+    const registered = await c.asAdmin.members.add({ clinic_id: c.clinicId, email: elsewhere.email, full_name: "Known" });
+    const fresh = await c.asAdmin.members.add({ clinic_id: c.clinicId, email: `fresh-${crypto.randomUUID()}@test.example`, full_name: "Unknown" });
+    const shape = (m: typeof registered) => Object.keys(m).sort();
+    expect(shape(registered)).toEqual(shape(fresh));
+    expect(registered).toMatchObject({ email: elsewhere.email, full_name: "Known", phone_e164: null, notes: null });
+    // A random user_id with a registered e-mail: a new identity is linked, nothing is refused.
+    const randomId = crypto.randomUUID();
+    const byId = await c.asAdmin.members.add({ clinic_id: c.clinicId, user_id: randomId, email: elsewhere.email, full_name: "By Id" });
+    expect(byId).toMatchObject({ user_id: randomId, email: elsewhere.email });
   });
 });

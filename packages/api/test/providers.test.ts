@@ -1,7 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { availabilityVersions, clinicMembers, closures, workHours } from "@clinic/db";
-import { addMember, callerFor, clinicFixture, codeOf, createUser, rejectionOf, useTestDatabase, type MemberOptions } from "./helpers.ts";
+import { addMember, callerFor, clinicFixture, codeOf, createUser, type MemberOptions, rejectionOf, useTestDatabase } from "../testing/index.ts";
 
 const t = useTestDatabase();
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { clinicFixture, codeOf, useTestDatabase } from "./helpers.ts";
+import { clinicFixture, codeOf, useTestDatabase } from "../testing/index.ts";
 
 const t = useTestDatabase();
 

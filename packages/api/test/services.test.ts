@@ -1,7 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { auditLog, availabilityVersions, clinicMembers, services } from "@clinic/db";
-import { addMember, callerFor, clinicFixture, codeOf, createUser, rejectionOf, useTestDatabase } from "./helpers.ts";
+import { addMember, callerFor, clinicFixture, codeOf, createUser, rejectionOf, useTestDatabase } from "../testing/index.ts";
 
 const t = useTestDatabase();
 
@@ -35,8 +35,26 @@ describe("services.create (S1)", () => {
     const before = await clinicVersion(c.clinicId);
     const s = await c.asAdmin.services.create({ clinic_id: c.clinicId, name: "  Check-up  ", duration_min: 30 });
     expect(s).toMatchObject({ clinic_id: c.clinicId, name: "Check-up", duration_min: 30, price: null, provider_id: null, provider_name: null, is_active: true });
+    // The booking rules default to none: no buffers, the duration as step, no notice, no horizon.
+    expect(s).toMatchObject({ buffer_before_min: 0, buffer_after_min: 0, slot_step_min: null, min_notice_min: 0, booking_horizon_days: null });
     expect(Object.keys(s).sort()).toEqual(
-      ["id", "clinic_id", "name", "duration_min", "price", "provider_id", "provider_name", "is_active", "created_at", "updated_at"].sort(),
+      [
+        "id",
+        "clinic_id",
+        "name",
+        "duration_min",
+        "price",
+        "provider_id",
+        "provider_name",
+        "is_active",
+        "buffer_before_min",
+        "buffer_after_min",
+        "slot_step_min",
+        "min_notice_min",
+        "booking_horizon_days",
+        "created_at",
+        "updated_at",
+      ].sort(),
     );
     expect(await clinicVersion(c.clinicId)).toBe(before + 1);
     const entries = await auditOf(c.clinicId, s.id);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { addMember, callerFor, clinicFixture, codeOf, rejectionOf, useTestDatabase } from "./helpers.ts";
+import { addMember, callerFor, clinicFixture, codeOf, rejectionOf, useTestDatabase } from "../testing/index.ts";
 
 const t = useTestDatabase();
 

@@ -1,33 +1,13 @@
+import { type DomainCode, domainCodes } from "@clinic/api/error-codes";
+
 /**
- * The contract's stable error codes (CONTRACT §2), kept as a runtime list in the client because a
- * front-end bundle must not import the server's `domainCodes` (that module pulls in server code).
- * A type test checks that this list and the server's `DomainCode` are the same set.
+ * The API's stable error codes (docs/errors.md). The list is the server's own, bundled into the
+ * client at build time (it is a module without imports), so the two cannot disagree.
  */
-export const clinicErrorCodes = [
-  "VALIDATION_FAILED",
-  "UNAUTHENTICATED",
-  "FORBIDDEN",
-  "NOT_FOUND",
-  "STALE_UPDATED_AT",
-  "WORK_HOUR_OVERLAP",
-  "INVALID_TRANSITION",
-  "ALREADY_ASSIGNED",
-  "ALREADY_MEMBER",
-  "PROVIDER_HAS_SERVICES",
-  "SLOT_UNAVAILABLE",
-  "IDEMPOTENCY_KEY_REUSED",
-  "CONFLICT",
-  "INVALID_TIME_RANGE",
-  "NOT_A_PROVIDER",
-  "SERVICE_INACTIVE",
-  "PRECONDITION_REQUIRED",
-  "RATE_LIMITED",
-  "UNAVAILABLE",
-  "INTERNAL",
-] as const;
+export const clinicErrorCodes: readonly ClinicErrorCode[] = domainCodes;
 
 /** A machine-readable error code of the API, e.g. `"SLOT_UNAVAILABLE"`. */
-export type ClinicErrorCode = (typeof clinicErrorCodes)[number];
+export type ClinicErrorCode = DomainCode;
 
 const knownCodes: ReadonlySet<string> = new Set(clinicErrorCodes);
 

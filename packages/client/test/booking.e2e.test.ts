@@ -1,8 +1,8 @@
 // The whole booking flow through the built client against a real server listening on a port
 // (buildApp on the test database: PGlite by default, PostgreSQL when DATABASE_URL is set).
 import { beforeAll, describe, expect, it } from "vitest";
-import { mintToken } from "@clinic/api";
-import { testSecret, useTestApp } from "@clinic/server/test-helpers";
+import { failureOf, newIdentity } from "@clinic/api/testing";
+import { useTestApp } from "@clinic/server/test-helpers";
 import { createClient, errorCodeOf, problemOf, type ClinicClient } from "../dist/index.js";
 
 const t = useTestApp();
@@ -22,19 +22,8 @@ function nextMonday(): string {
   return day.toISOString().slice(0, 10);
 }
 
-async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error("expected the call to fail");
-}
-
 async function adminClient(): Promise<ClinicClient> {
-  const sub = crypto.randomUUID();
-  const token = await mintToken(testSecret, { sub, email: `admin-${sub}@test.example`, roles: ["ADMIN"] });
-  return createClient({ url, token });
+  return createClient({ url, token: (await newIdentity({ admin: true })).token });
 }
 
 /** A clinic with one approved provider, Monday hours 09:00–12:00 and a 30-minute service. */
@@ -99,7 +88,7 @@ describe("client against a running server", () => {
     const { clinic, service } = await bookableClinic(api);
     const offGrid = new Date(`${nextMonday()}T09:10:00+01:00`);
     // Monday 09:10 Berlin is never on the 30-minute grid (whatever the offset that day).
-    const error = await rejectionOf(
+    const error = await failureOf(
       api.appointments.book.mutate({ clinic_id: clinic.id, service_id: service.id, start: offGrid, patient: { name: "Pat Patient" } }),
     );
     expect(errorCodeOf(error)).toBe("SLOT_UNAVAILABLE");
@@ -109,17 +98,16 @@ describe("client against a running server", () => {
 
   it("reports missing authentication and invalid input with their contract codes", async () => {
     const anonymous = createClient({ url });
-    expect(errorCodeOf(await rejectionOf(anonymous.clinics.list.query({})))).toBe("UNAUTHENTICATED");
+    expect(errorCodeOf(await failureOf(anonymous.clinics.list.query({})))).toBe("UNAUTHENTICATED");
 
     const api = await adminClient();
-    const invalid = await rejectionOf(api.clinics.create.mutate({ name: "X", timezone: "Mars/Olympus" }));
+    const invalid = await failureOf(api.clinics.create.mutate({ name: "X", timezone: "Mars/Olympus" }));
     expect(errorCodeOf(invalid)).toBe("VALIDATION_FAILED");
     expect(problemOf(invalid)?.errors.map((e) => e.path)).toContain("timezone");
   });
 
   it("sends the token (also from a function), extra headers and uses the given fetch", async () => {
-    const sub = crypto.randomUUID();
-    const token = await mintToken(testSecret, { sub, email: `admin-${sub}@test.example`, roles: ["ADMIN"] });
+    const { id: sub, token } = await newIdentity({ admin: true });
     const seen: Headers[] = [];
     const api = createClient({
       url: `${url}/`,

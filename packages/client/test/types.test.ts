@@ -52,8 +52,13 @@ describe("published types", () => {
     expectTypeOf(api.services.search.query).parameter(0).toEqualTypeOf<RouterInputs["services"]["search"]>();
     // @ts-expect-error the patient is required
     expectTypeOf(api.appointments.book.mutate).toBeCallableWith({ clinic_id: "c", service_id: "s", start: new Date() });
+    expectTypeOf(api.appointments.reschedule.mutate).parameter(0).toEqualTypeOf<RouterInputs["appointments"]["reschedule"]>();
+    // The patient procedures: the booking page and "my appointments".
+    expectTypeOf(api.onlineBooking.book.mutate).parameter(0).toHaveProperty("patient").toEqualTypeOf<{ name: string; phone_e164?: string | undefined }>();
+    expectTypeOf(api.me.appointments.query).returns.resolves.toEqualTypeOf<RouterOutputs["me"]["appointments"]>();
+    expectTypeOf<RouterOutputs["me"]["appointment"]["patient_user_id"]>().toEqualTypeOf<string | null>();
     // @ts-expect-error there is no such procedure
-    expectTypeOf(api.appointments.reschedule).toBeObject();
+    expectTypeOf(api.appointments.move).toBeObject();
   });
 
   it("list exactly the server's error codes and error shape", () => {

@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { z } from "zod";
 
 /**
@@ -49,6 +50,23 @@ const envSchema = z.object({
   RATE_LIMIT_MAX: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).default(10_000)),
   RATE_LIMIT_WINDOW_MS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1000).default(60_000)),
   DEMO: z.preprocess(emptyToUndefined, z.enum(["auto", "off", "on"]).default("auto")),
+  REQUEST_TIMEOUT_MS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1000).max(600_000).default(30_000)),
+  AVAILABILITY_MAX_SLOTS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(100).max(1_000_000).default(10_000)),
+  AVAILABILITY_CACHE_MB: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(65_536).default(64)),
+  PUBLIC_URL: z.preprocess(emptyToUndefined, z.url().transform((url) => url.replace(/\/+$/, "")).optional()),
+  WEBHOOK_ALLOW_PRIVATE: z.preprocess(emptyToUndefined, z.enum(["true", "false"]).default("false").transform((v) => v === "true")),
+  WEBHOOK_RETRY_DELAYS_S: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .default("5,30,120,600,1800,7200,21600,86400")
+      .transform((text) => text.split(",").map((part) => part.trim()))
+      .pipe(z.array(z.coerce.number<string>().int().min(0).max(7 * 86_400)).max(20, "at most 20 retries")),
+  ),
+  JOB_POLL_INTERVAL_MS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(500).max(60_000).default(1000)),
+  WORKERS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(64).optional()),
+  METRICS_TOKEN: z.preprocess(emptyToUndefined, z.string().min(16, "METRICS_TOKEN must be at least 16 characters").optional()),
+  BOOKING_RATE_LIMIT: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(1_000_000).default(30)),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -71,6 +89,22 @@ export interface Config {
   rateLimit: { max: number; windowMs: number };
   /** Seed the demo clinic on an empty embedded database ("auto"), always ("on") or never ("off"). */
   demo: "auto" | "off" | "on";
+  /** A request (head and body) must arrive within this many ms (else 408). */
+  requestTimeoutMs: number;
+  /** Bounds on availability: slots per answer, and the cache's size in MiB. */
+  availability: { maxSlots: number; cacheMb: number };
+  /** Booking writes one user may make per minute, across every server process. */
+  bookingRateLimit: number;
+  /** The bearer token /metrics requires; unset = /metrics answers 404. */
+  metricsToken: string | undefined;
+  /** The service's public base URL for links it hands out (calendar feeds); unset = the request's own host. */
+  publicUrl: string | undefined;
+  /** Webhooks: http and internal addresses allowed (development only), and the retry schedule in seconds. */
+  webhooks: { allowPrivate: boolean; retryDelaysS: number[] };
+  /** How often the background workers poll the job queue. */
+  jobPollIntervalMs: number;
+  /** Server processes sharing the port: default the CPUs on PostgreSQL, always 1 on the embedded database. */
+  workers: number;
 }
 
 /** Raised for an invalid variable; `message` is the one line to print. */
@@ -93,6 +127,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(variable, issue?.message ?? "is invalid");
   }
   const e = parsed.data;
+  if (!e.DATABASE_URL && e.WORKERS !== undefined && e.WORKERS > 1) {
+    throw new ConfigError("WORKERS", "must be 1 on the embedded database (one process owns it): set DATABASE_URL for more");
+  }
   return {
     nodeEnv: e.NODE_ENV,
     port: e.PORT,
@@ -110,5 +147,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: e.LOG_LEVEL,
     rateLimit: { max: e.RATE_LIMIT_MAX, windowMs: e.RATE_LIMIT_WINDOW_MS },
     demo: e.DEMO,
+    requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
+    availability: { maxSlots: e.AVAILABILITY_MAX_SLOTS, cacheMb: e.AVAILABILITY_CACHE_MB },
+    bookingRateLimit: e.BOOKING_RATE_LIMIT,
+    metricsToken: e.METRICS_TOKEN,
+    publicUrl: e.PUBLIC_URL,
+    webhooks: { allowPrivate: e.WEBHOOK_ALLOW_PRIVATE, retryDelaysS: e.WEBHOOK_RETRY_DELAYS_S },
+    jobPollIntervalMs: e.JOB_POLL_INTERVAL_MS,
+    workers: e.DATABASE_URL ? (e.WORKERS ?? availableParallelism()) : 1,
   };
 }

@@ -10,6 +10,15 @@ describe("loadConfig", () => {
     expect(config.rateLimit).toEqual({ max: 10_000, windowMs: 60_000 });
   });
 
+  it("runs one process on the embedded database, and as many as asked (default: the CPUs) on PostgreSQL", () => {
+    expect(loadConfig({}).workers).toBe(1);
+    expect(() => loadConfig({ WORKERS: "2" })).toThrow(ConfigError);
+    expect(loadConfig({ WORKERS: "1" }).workers).toBe(1);
+    expect(loadConfig({ DATABASE_URL: "postgres://x@127.0.0.1/db", WORKERS: "3" }).workers).toBe(3);
+    expect(loadConfig({ DATABASE_URL: "postgres://x@127.0.0.1/db" }).workers).toBeGreaterThanOrEqual(1);
+    expect(() => loadConfig({ METRICS_TOKEN: "short" })).toThrow(/METRICS_TOKEN/);
+  });
+
   it("parses lists and numbers", () => {
     const config = loadConfig({ PORT: "8080", ALLOWED_ORIGINS: "https://a.example, https://b.example" });
     expect(config.port).toBe(8080);

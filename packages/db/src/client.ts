@@ -3,11 +3,12 @@ import { PGlite } from "@electric-sql/pglite";
 import { btree_gist } from "@electric-sql/pglite/contrib/btree_gist";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { unaccent } from "@electric-sql/pglite/contrib/unaccent";
-import { sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
+import { DatabaseHealth } from "./health.ts";
 import * as schema from "./schema/index.ts";
 
 export type Schema = typeof schema;
@@ -19,6 +20,12 @@ export interface DbHandle {
   kind: "pglite" | "postgres";
   /** Resolves when the database answers a trivial query; rejects otherwise. */
   ping(): Promise<void>;
+  /** Whether the database is reachable, as the last queries found it; report connection errors to it. */
+  health: DatabaseHealth;
+  /** Connections the pool may open (1 for the embedded database). */
+  poolMax: number;
+  /** Runs a script of several statements without parameters (a library's schema migrations). */
+  execScript(script: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -41,18 +48,27 @@ export async function openDatabase(options: DbOptions): Promise<DbHandle> {
     const client = postgres(options.url, {
       max: options.poolMax ?? 10,
       onnotice: () => undefined,
-      connect_timeout: 5,
+      // While the database is away every request must fail fast (503) and the pool must come back
+      // as soon as the database does (docs/operations.md#database-outage): a short connect
+      // timeout, and reconnects after at most half a second instead of postgres.js's default
+      // backoff, which grows to 20 s and holds every queued query that long.
+      connect_timeout: 1.5,
+      backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 0.5),
       idle_timeout: 30,
     });
-    const db = drizzlePostgres({ client, schema }) as unknown as Db;
-    return {
-      db,
-      kind: "postgres",
-      ping: async () => {
-        await db.execute(sql`select 1`);
-      },
+    return handleOf(drizzlePostgres({ client, schema }), "postgres", options.poolMax ?? 10, {
       close: () => client.end({ timeout: 5 }),
-    };
+      // The simple query protocol runs several statements in one call, on a connection of its own
+      // (a script may BEGIN and COMMIT, which postgres.js allows only on a reserved connection).
+      execScript: async (script) => {
+        const connection = await client.reserve();
+        try {
+          await connection.unsafe(script).simple();
+        } finally {
+          connection.release();
+        }
+      },
+    });
   }
   if (options.pgliteDir) await mkdir(options.pgliteDir, { recursive: true });
   const client = await PGlite.create({
@@ -60,15 +76,57 @@ export async function openDatabase(options: DbOptions): Promise<DbHandle> {
     ...(options.pgliteLoad ? { loadDataDir: options.pgliteLoad } : {}),
     extensions: pgliteExtensions,
   });
-  const db = drizzlePglite({ client, schema }) as unknown as Db;
+  return handleOf(drizzlePglite({ client, schema }), "pglite", 1, {
+    close: () => client.close(),
+    execScript: async (script) => {
+      await client.exec(script);
+    },
+  });
+}
+
+function handleOf(db: Db, kind: DbHandle["kind"], poolMax: number, driver: Pick<DbHandle, "close" | "execScript">): DbHandle {
+  const ping = async () => {
+    await db.execute(sql`select 1`);
+  };
+  const health = new DatabaseHealth(ping);
   return {
     db,
-    kind: "pglite",
-    ping: async () => {
-      await db.execute(sql`select 1`);
+    kind,
+    ping,
+    health,
+    poolMax,
+    execScript: driver.execScript,
+    close: async () => {
+      health.close();
+      await driver.close();
     },
-    close: () => client.close(),
   };
+}
+
+/**
+ * A value as node-postgres would send it, for libraries written against it: absent is NULL, a
+ * plain object is JSON, arrays and dates as they are (each driver sends those itself).
+ */
+function asParameter(value: unknown): unknown {
+  if (value === undefined) return null;
+  if (value === null || value instanceof Date || Array.isArray(value) || Buffer.isBuffer(value) || typeof value !== "object") return value;
+  return JSON.stringify(value);
+}
+
+/**
+ * Runs one statement written with `$1`, `$2` … placeholders (as libraries write them) in `db`, a
+ * database or a transaction, binding `values` as parameters; answers the rows.
+ */
+export async function executePositional(db: Db, text: string, values: readonly unknown[]): Promise<Record<string, unknown>[]> {
+  const chunks: SQL[] = [];
+  let last = 0;
+  for (const match of text.matchAll(/\$(\d+)/g)) {
+    chunks.push(sql.raw(text.slice(last, match.index)));
+    chunks.push(sql`${sql.param(asParameter(values[Number(match[1]) - 1]))}`);
+    last = match.index + match[0].length;
+  }
+  chunks.push(sql.raw(text.slice(last)));
+  return rowsOf<Record<string, unknown>>(await db.execute(sql.join(chunks)));
 }
 
 /**

@@ -16,10 +16,11 @@ declare module "vitest" {
  * Migrates a fresh in-memory PGlite once and writes its data directory to `path`, so that every
  * test file can start from a migrated database in milliseconds instead of re-running migrations.
  */
-export async function writePgliteTemplate(path: string): Promise<void> {
+export async function writePgliteTemplate(path: string, prepare?: (handle: DbHandle) => Promise<void>): Promise<void> {
   const handle = await openDatabase({});
   try {
     await migrate(handle.db);
+    await prepare?.(handle);
     const dump = await dumpPglite(handle);
     await writeFile(path, Buffer.from(await dump.arrayBuffer()));
   } finally {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { sql } from "drizzle-orm";
 import type { DbHandle } from "../src/index.ts";
-import { clinicMembers, clinics, migrate, pgErrorInfo, users, workHours, appointments, services } from "../src/index.ts";
+import { clinicMembers, clinics, migrate, pgErrorInfo, rowsOf, users, workHours, appointments, services } from "../src/index.ts";
 import { openTestDatabase } from "../src/testing.ts";
 
 let handle: DbHandle;
@@ -25,11 +25,31 @@ async function clinicWithProvider() {
   const [clinic] = await handle.db.insert(clinics).values({ name: "Schema test" }).returning();
   const [user] = await handle.db.insert(users).values({ email: `${crypto.randomUUID()}@test.example` }).returning();
   if (!clinic || !user) throw new Error("insert returned nothing");
-  await handle.db.insert(clinicMembers).values({ clinicId: clinic.id, userId: user.id, fullName: "P", isProvider: true });
+  await handle.db.insert(clinicMembers).values({ clinicId: clinic.id, userId: user.id, fullName: "P", email: "p@test.example", isProvider: true });
   return { clinicId: clinic.id, userId: user.id };
 }
 
 describe("schema", () => {
+  it("stamps updated_at by the database clock, strictly later on every update", async () => {
+    const [clinic] = await handle.db.insert(clinics).values({ name: "Stamps" }).returning();
+    if (!clinic) throw new Error("insert returned nothing");
+    // Within one transaction now() stands still: only the strictly-later rule moves the stamp.
+    const stamps = await handle.db.transaction(async (tx) => {
+      const seen: Date[] = [];
+      for (const name of ["A", "B", "C"]) {
+        const [row] = await tx.update(clinics).set({ name }).where(sql`${clinics.id} = ${clinic.id}`).returning();
+        if (row) seen.push(row.updatedAt);
+      }
+      const [{ now } = { now: "" }] = rowsOf<{ now: string }>(await tx.execute(sql`select now()::text as now`));
+      return { seen, now: new Date(now) };
+    });
+    expect(stamps.seen).toHaveLength(3);
+    const [first, second, third] = stamps.seen.map((d) => d.getTime());
+    expect(first).toBeGreaterThanOrEqual(stamps.now.getTime() - 1);
+    expect(second).toBe((first ?? 0) + 1);
+    expect(third).toBe((first ?? 0) + 2);
+  });
+
   it("re-running the migrations is a no-op", async () => {
     expect(await migrate(handle.db)).toEqual([]);
   });
@@ -58,24 +78,39 @@ describe("schema", () => {
     expect(pgErrorInfo(weekday)?.constraint).toBe("work_hours_weekday_range");
   });
 
-  it("refuses a double booking of one provider but not after a cancel", async () => {
+  it("refuses two booked appointments of one provider whose occupied ranges overlap, but not after a cancel", async () => {
     const { clinicId, userId } = await clinicWithProvider();
     const [service] = await handle.db.insert(services).values({ clinicId, name: "S", durationMin: 30, providerId: userId }).returning();
     if (!service) throw new Error("no service");
-    const base = { clinicId, serviceId: service.id, providerId: userId, patientName: "X" };
-    const [first] = await handle.db
-      .insert(appointments)
-      .values({ ...base, startsAt: new Date("2030-01-07T09:00:00Z"), endsAt: new Date("2030-01-07T09:30:00Z") })
-      .returning();
-    const error = await errorOf(
-      handle.db.insert(appointments).values({ ...base, startsAt: new Date("2030-01-07T09:15:00Z"), endsAt: new Date("2030-01-07T09:45:00Z") }),
-    );
-    expect(pgErrorInfo(error)).toEqual({ code: "23P01", constraint: "appointments_no_double_booking" });
+    const appointment = (start: string, end: string, before = 0, after = 0) => {
+      const startsAt = new Date(start);
+      const endsAt = new Date(end);
+      return {
+        clinicId,
+        serviceId: service.id,
+        providerId: userId,
+        patientName: "X",
+        startsAt,
+        endsAt,
+        bufferBeforeMin: before,
+        bufferAfterMin: after,
+        occupiedStart: new Date(startsAt.getTime() - before * 60_000),
+        occupiedEnd: new Date(endsAt.getTime() + after * 60_000),
+      };
+    };
+    const [first] = await handle.db.insert(appointments).values(appointment("2030-01-07T09:00:00Z", "2030-01-07T09:30:00Z", 0, 10)).returning();
+    const overlap = await errorOf(handle.db.insert(appointments).values(appointment("2030-01-07T09:15:00Z", "2030-01-07T09:45:00Z")));
+    expect(pgErrorInfo(overlap)).toEqual({ code: "23P01", constraint: "appointments_no_double_booking" });
+    // 09:30 does not overlap 09:00-09:30, but the first one's 10 minutes after do.
+    const buffers = await errorOf(handle.db.insert(appointments).values(appointment("2030-01-07T09:30:00Z", "2030-01-07T10:00:00Z")));
+    expect(pgErrorInfo(buffers)).toEqual({ code: "23P01", constraint: "appointments_no_double_booking" });
+    await handle.db.insert(appointments).values(appointment("2030-01-07T09:40:00Z", "2030-01-07T10:00:00Z"));
+    // The occupied range must match the buffers.
+    const inconsistent = await errorOf(handle.db.insert(appointments).values({ ...appointment("2030-01-08T09:00:00Z", "2030-01-08T09:30:00Z"), bufferBeforeMin: 5 }));
+    expect(pgErrorInfo(inconsistent)?.constraint).toBe("appointments_occupied_consistent");
     if (!first) throw new Error("no appointment");
     await handle.db.execute(sql`update appointments set status = 'canceled', canceled_at = now() where id = ${first.id}`);
-    await handle.db
-      .insert(appointments)
-      .values({ ...base, startsAt: new Date("2030-01-07T09:15:00Z"), endsAt: new Date("2030-01-07T09:45:00Z") });
+    await handle.db.insert(appointments).values(appointment("2030-01-07T09:00:00Z", "2030-01-07T09:30:00Z"));
   });
 
   it("refuses a service provider who is not a member of the clinic", async () => {

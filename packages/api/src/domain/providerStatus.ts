@@ -1,5 +1,5 @@
 /**
- * The provider lifecycle of one clinic membership (seed "States and transitions", CONTRACT P3–P7),
+ * The provider lifecycle of one clinic membership (docs/providers-services.md#p3p7--provider-lifecycle),
  * pure: no I/O. "removed" is not stored as a status: it means the membership's `is_provider`
  * flag is false (the member stays in the clinic, only the provider role goes).
  */
@@ -15,7 +15,7 @@ export type ProviderAction = (typeof providerActions)[number];
 
 /**
  * Every legal transition, and nothing else. `remove` (P7, DELETE) is legal from any status:
- * the contract says "any state", which is wider than the seed's "suspended → removed".
+ * a provider leaves the list from any state (see the lifecycle table in the doc above).
  */
 export const providerTransitions: Readonly<Record<ProviderAction, Readonly<Partial<Record<ProviderStatus, ProviderState>>>>> = {
   approve: { pending: "approved" },

@@ -1,18 +1,23 @@
 import { type Interval, intersect, normalize } from "./intervals.ts";
-import { type ZonedDay, dayInstant, dayLocalMinute, formatLocal, formatTimeOfDay, zonedDays } from "./timezone.ts";
+import { type ZonedDay, addDays, dayInstant, dayLocalMinute, formatLocal, formatTimeOfDay, localDateOf, zonedDay, zonedDays } from "./timezone.ts";
 
 /**
- * The slot engine (CONTRACT §6), pure: no I/O, the clock passed in. Listing availability and
- * booking both call `computeSlots`, so an offered slot is exactly a bookable slot.
+ * The slot engine (docs/availability.md#how-a-slot-is-computed), pure: no I/O, the clock passed
+ * in. Listing availability, booking and rescheduling (`computeSlots`) and explaining why a start
+ * is not bookable (`explainStart`) share the same windows, grid and busy sets, so an offered slot
+ * is exactly a bookable one and a start is explained as bookable exactly when it is offered.
  *
- * Rules, per local date of the range and per provider:
- * 1. windows = the provider's periods of that ISO weekday ∩ the clinic's, in minutes of day,
- *    then converted from clinic wall clock to instants in the clinic's zone for that date;
- * 2. slot starts every `durationMin` of real elapsed time from each window's start, and a slot
- *    must end within its window;
- * 3. a slot overlapping a clinic closure or the provider's busy time is dropped — busy time never
- *    shifts the grid;
- * 4. a slot starting at or before now is dropped;
+ * Rules, per local date of the range and per approved provider, in this order:
+ * 1. windows = the provider's periods of that date ∩ the clinic's, in minutes of day: a date
+ *    override of an owner replaces that owner's weekly periods of the weekday; then converted from
+ *    clinic wall clock to instants in the clinic's zone for that date;
+ * 2. slot starts every `stepMin` (default `durationMin`) of real elapsed time from each window's
+ *    start, and a slot [s, e) must end within its window;
+ * 3. a slot overlapping a clinic closure or the provider's closures is dropped, and one whose
+ *    buffered range [s − bufferBefore, e + bufferAfter) overlaps a booking's occupied range (the
+ *    booking with its own buffers) — busy time never shifts the grid;
+ * 4. a slot starting at or before now, or before now + notice, is dropped, and so is every slot on
+ *    a local date after today + horizon;
  * 5. one entry per distinct (start, end) with every free provider, ids sorted; entries by start.
  */
 
@@ -25,24 +30,63 @@ export interface WeeklyPeriod {
   closesMin: number;
 }
 
-/** One candidate provider: weekly hours, and busy time (closures + booked appointments, epoch ms, any order). */
-export interface ProviderSchedule {
-  providerId: string;
-  hours: readonly WeeklyPeriod[];
-  busy: readonly Interval[];
+/** A period of one date, in clinic wall-clock minutes of day. */
+export interface DayPeriod {
+  opensMin: number;
+  closesMin: number;
 }
 
-/** Everything one computation needs; the caller loads it (see availability/compute.ts). */
-export interface SlotQuery {
+/** A date override: on `date`, these periods (possibly none: closed) replace the weekly ones. */
+export interface DateOverride {
+  date: string;
+  periods: readonly DayPeriod[];
+}
+
+/** A booked appointment as it occupies its provider: [start, end) widened by its own buffers. */
+export interface Booking {
+  id: string;
+  start: number;
+  end: number;
+  bufferBeforeMin: number;
+  bufferAfterMin: number;
+}
+
+/** One candidate provider: weekly hours, date overrides, closures and bookings (epoch ms, any order). */
+export interface ProviderSchedule {
+  providerId: string;
+  /** Only approved providers offer slots (default true). */
+  approved?: boolean;
+  hours: readonly WeeklyPeriod[];
+  overrides?: readonly DateOverride[];
+  /** The provider's closures: a slot [s, e) overlapping one is dropped. */
+  closures?: readonly Interval[];
+  bookings?: readonly Booking[];
+}
+
+/** The service's booking rules (docs/availability.md). */
+export interface SlotRules {
+  /** A positive whole number of minutes. */
+  durationMin: number;
+  /** Distance between slot starts; null or absent = durationMin. */
+  stepMin?: number | null;
+  bufferBeforeMin?: number;
+  bufferAfterMin?: number;
+  /** Slots starting before now + notice are not offered. */
+  noticeMin?: number;
+  /** Slots on a local date after today + horizon are not offered; null or absent = no limit. */
+  horizonDays?: number | null;
+}
+
+/** Everything one computation needs; the caller loads it (see modules/availability/compute.ts). */
+export interface SlotQuery extends SlotRules {
   /** The clinic's IANA zone: hours are wall clock there, dates are local dates there. */
   timeZone: string;
   /** Local dates YYYY-MM-DD, inclusive. */
   fromDate: string;
   toDate: string;
-  /** A positive whole number of minutes. */
-  durationMin: number;
   nowMs: number;
   clinicHours: readonly WeeklyPeriod[];
+  clinicOverrides?: readonly DateOverride[];
   clinicClosures: readonly Interval[];
   providers: readonly ProviderSchedule[];
 }
@@ -71,6 +115,11 @@ export function weeklyWindows(periods: readonly WeeklyPeriod[]): Interval[][] {
   return days.map((d) => normalize(d));
 }
 
+/** One date's periods as a normalized window list in minutes of day (as `weeklyWindows` does for a weekday). */
+function dayWindows(periods: readonly DayPeriod[]): Interval[] {
+  return normalize(periods.map((p) => ({ start: Math.max(0, p.opensMin), end: Math.min(1440, p.closesMin) })));
+}
+
 /**
  * A provider's bookable windows per weekday (index 1 … 7), in minutes of day: their hours
  * intersected with the clinic's. The same every week, so it is computed once per query.
@@ -83,11 +132,59 @@ function intersectWeeks(clinic: readonly Interval[][], provider: readonly Interv
   return clinic.map((c, weekday) => intersect(c, provider[weekday] ?? []));
 }
 
+const overridesByDate = (overrides: readonly DateOverride[] | undefined) => new Map((overrides ?? []).map((o) => [o.date, dayWindows(o.periods)]));
+
+/** The rules of a query with their defaults, as the engine uses them. */
+interface Resolved {
+  durationMs: number;
+  stepMs: number;
+  stepMin: number;
+  bufferBeforeMs: number;
+  bufferAfterMs: number;
+  /** The earliest start offered: later than now, and not before now + notice. */
+  minStart: number;
+  /** The last local date offered, or null. */
+  lastDate: string | null;
+}
+
+function resolveRules(q: Pick<SlotQuery, keyof SlotRules | "nowMs" | "timeZone">): Resolved {
+  const duration = q.durationMin;
+  if (!Number.isInteger(duration) || duration <= 0) throw new RangeError(`durationMin must be a positive whole number: ${duration}`);
+  const stepMin = q.stepMin ?? duration;
+  if (!Number.isInteger(stepMin) || stepMin <= 0) throw new RangeError(`stepMin must be a positive whole number: ${stepMin}`);
+  const noticeMs = (q.noticeMin ?? 0) * MINUTE;
+  return {
+    durationMs: duration * MINUTE,
+    stepMs: stepMin * MINUTE,
+    stepMin,
+    bufferBeforeMs: (q.bufferBeforeMin ?? 0) * MINUTE,
+    bufferAfterMs: (q.bufferAfterMin ?? 0) * MINUTE,
+    minStart: Math.max(q.nowMs + 1, q.nowMs + noticeMs),
+    lastDate: q.horizonDays == null ? null : addDays(localDateOf(q.nowMs, q.timeZone), q.horizonDays),
+  };
+}
+
+/**
+ * What a booking blocks for a slot of the queried service: the slot [s, e) must not overlap it.
+ * [s − S.before, e + S.after) overlaps [b.start − b.before, b.end + b.after) exactly when [s, e)
+ * overlaps [b.start − b.before − S.after, b.end + b.after + S.before).
+ */
+function blockedBy(booking: Booking, rules: Resolved): Interval {
+  return {
+    start: booking.start - booking.bufferBeforeMin * MINUTE - rules.bufferAfterMs,
+    end: booking.end + booking.bufferAfterMin * MINUTE + rules.bufferBeforeMs,
+  };
+}
+
 /** Per-provider state of one computation. */
 interface Plan {
   id: string;
+  /** Weekly windows in minutes (provider ∩ clinic), index 1 … 7. */
   windows: Interval[][];
-  /** Busy time (own + clinic closures), normalized. */
+  /** The provider's own weekly windows, for dates with a clinic override. */
+  ownWeekly: Interval[][];
+  overrides: Map<string, Interval[]>;
+  /** Busy time (closures, clinic closures, bookings as blocked for this service), normalized. */
   busy: Interval[];
   /** Index of the first busy interval that may still overlap a later slot. */
   cursor: number;
@@ -95,37 +192,48 @@ interface Plan {
   validFrom: number;
 }
 
+function planOf(provider: ProviderSchedule, clinic: readonly Interval[][], closures: readonly Interval[], rules: Resolved): Plan {
+  const blocked = [...(provider.closures ?? []), ...closures, ...(provider.bookings ?? []).map((b) => blockedBy(b, rules))];
+  const ownWeekly = weeklyWindows(provider.hours);
+  return {
+    id: provider.providerId,
+    windows: intersectWeeks(clinic, ownWeekly),
+    ownWeekly,
+    overrides: overridesByDate(provider.overrides),
+    busy: normalize(blocked),
+    cursor: 0,
+    validFrom: -Infinity,
+  };
+}
+
+/** The windows (minutes) of a plan on one date: overrides of either owner replace weekly periods. */
+function windowsOn(plan: Plan, date: string, weekday: number, clinicOverride: Interval[] | undefined, clinic: readonly Interval[][]): Interval[] {
+  const own = plan.overrides.get(date);
+  if (!own && !clinicOverride) return plan.windows[weekday] ?? [];
+  return intersect(clinicOverride ?? clinic[weekday] ?? [], own ?? plan.ownWeekly[weekday] ?? []);
+}
+
 /**
- * Providers with identical windows on a weekday share one grid: each grid point is visited once
- * and checked against every member's busy time, so the usual case (providers working the
- * clinic's hours) needs no merging at all. Members are in id order.
+ * Providers with identical windows on a date share one grid: each grid point is visited once and
+ * checked against every member's busy time, so the usual case (providers working the clinic's
+ * hours) needs no merging at all. Members are in id order.
  */
 interface Group {
   windows: Interval[];
   plans: Plan[];
 }
 
-function planOf(provider: ProviderSchedule, clinic: readonly Interval[][], closures: readonly Interval[]): Plan {
-  const busy = closures.length === 0 ? normalize(provider.busy) : normalize([...provider.busy, ...closures]);
-  return { id: provider.providerId, windows: intersectWeeks(clinic, weeklyWindows(provider.hours)), busy, cursor: 0, validFrom: -Infinity };
-}
-
-/** Groups per weekday (index 1 … 7), in order of their first member; plans must be sorted by id. */
-function groupsByWeekday(plans: readonly Plan[]): Group[][] {
-  const week: Group[][] = [];
-  for (let weekday = 0; weekday <= 7; weekday++) {
-    const groups = new Map<string, Group>();
-    for (const plan of plans) {
-      const windows = plan.windows[weekday] ?? [];
-      if (windows.length === 0) continue;
-      const key = windows.map((w) => `${w.start}-${w.end}`).join(",");
-      const group = groups.get(key);
-      if (group) group.plans.push(plan);
-      else groups.set(key, { windows, plans: [plan] });
-    }
-    week.push([...groups.values()]);
+function groupPlans(plans: readonly Plan[], windowsOf: (plan: Plan) => Interval[]): Group[] {
+  const groups = new Map<string, Group>();
+  for (const plan of plans) {
+    const windows = windowsOf(plan);
+    if (windows.length === 0) continue;
+    const key = windows.map((w) => `${w.start}-${w.end}`).join(",");
+    const group = groups.get(key);
+    if (group) group.plans.push(plan);
+    else groups.set(key, { windows, plans: [plan] });
   }
-  return week;
+  return [...groups.values()];
 }
 
 /** The first index whose busy interval ends after `instant`. */
@@ -170,31 +278,39 @@ function labelOf(day: ZonedDay, start: number, wallMinute: number): string {
 
 /**
  * All bookable slots of the query (rules above), ordered by start then end. Throws RangeError for
- * a duration that is not a positive whole number of minutes, a malformed date or an unknown zone.
+ * a duration or step that is not a positive whole number of minutes, a malformed date or an
+ * unknown zone.
  */
 export function computeSlots(q: SlotQuery): Slot[] {
-  const duration = q.durationMin;
-  if (!Number.isInteger(duration) || duration <= 0) throw new RangeError(`durationMin must be a positive whole number: ${duration}`);
-  const step = duration * MINUTE;
+  const rules = resolveRules(q);
+  const { durationMs: duration, stepMs: step, stepMin, minStart } = rules;
   const days = zonedDays(q.fromDate, q.toDate, q.timeZone);
   const clinic = weeklyWindows(q.clinicHours);
+  const clinicOverrides = overridesByDate(q.clinicOverrides);
   const closures = normalize(q.clinicClosures);
   // Sorted once here so that every slot's providerIds come out sorted by construction.
-  const plans = [...q.providers]
+  const plans = q.providers
+    .filter((p) => p.approved !== false)
     .sort((a, b) => compareIds(a.providerId, b.providerId))
-    .map((p) => planOf(p, clinic, closures))
-    .filter((p) => p.windows.some((w) => w.length > 0));
+    .map((p) => planOf(p, clinic, closures, rules))
+    .filter((p) => p.overrides.size > 0 || clinicOverrides.size > 0 || p.windows.some((w) => w.length > 0));
   const out: Slot[] = [];
   if (plans.length === 0 || days.length === 0) return out;
-  const week = groupsByWeekday(plans);
+  const anyOverride = clinicOverrides.size > 0 || plans.some((p) => p.overrides.size > 0);
+  const weekly: Group[][] = [];
+  for (let weekday = 0; weekday <= 7; weekday++) weekly.push(groupPlans(plans, (plan) => plan.windows[weekday] ?? []));
   // Only for dates with several groups. Keyed by start minus the date's UTC midnight: small
   // integers, which a Map hashes fastest.
   const byStart = new Map<number, Slot>();
   const mergedSlots: Slot[] = [];
-  const now = q.nowMs;
 
   for (const day of days) {
-    const groups = week[day.weekday];
+    if (rules.lastDate !== null && day.date > rules.lastDate) break;
+    const clinicOverride = clinicOverrides.get(day.date);
+    const groups =
+      anyOverride && (clinicOverride || plans.some((p) => p.overrides.has(day.date)))
+        ? groupPlans(plans, (plan) => windowsOn(plan, day.date, day.weekday, clinicOverride, clinic))
+        : weekly[day.weekday];
     if (!groups || groups.length === 0) continue;
     const merging = groups.length > 1;
     const dayFrom = out.length;
@@ -204,16 +320,16 @@ export function computeSlots(q: SlotQuery): Slot[] {
       for (const window of windows) {
         const windowStart = dayInstant(day, window.start);
         const windowEnd = dayInstant(day, window.end);
-        // Jump over grid points at or before now instead of visiting them.
-        const skipped = windowStart <= now ? Math.floor((now - windowStart) / step) + 1 : 0;
+        // Jump over grid points before the earliest start instead of visiting them.
+        const skipped = windowStart < minStart ? Math.ceil((minStart - windowStart) / step) : 0;
         let start = windowStart + skipped * step;
-        let minute = window.start + skipped * duration;
-        if (start + step > windowEnd) continue;
+        let minute = window.start + skipped * stepMin;
+        if (start + duration > windowEnd) continue;
         for (const plan of members) {
           if (start < plan.validFrom) plan.cursor = firstEndingAfter(plan.busy, start);
         }
-        for (; start + step <= windowEnd; start += step, minute += duration) {
-          const end = start + step;
+        for (; start + duration <= windowEnd; start += step, minute += stepMin) {
+          const end = start + duration;
           let ids: string[] | undefined;
           for (const plan of members) {
             const busy = plan.busy;
@@ -256,4 +372,110 @@ export function computeSlots(q: SlotQuery): Slot[] {
     if (!ordered) sortAndMerge(out, dayFrom);
   }
   return out;
+}
+
+/**
+ * The slots of `computeSlots` over the same query without time rules (now −∞, no notice, no
+ * horizon) that the time rules keep at `nowMs`: what a cached answer offers now. Equal to
+ * `computeSlots` with the rules (a property test holds it), so a cache can store answers that do
+ * not age.
+ */
+export function offeredAt(slots: readonly Slot[], rules: Pick<SlotRules, "noticeMin" | "horizonDays">, nowMs: number, timeZone: string): Slot[] {
+  const { minStart, lastDate } = resolveRules({ durationMin: 1, ...rules, nowMs, timeZone });
+  return slots.filter((s) => s.start >= minStart && (lastDate === null || s.startLocal.slice(0, 10) <= lastDate));
+}
+
+/** Why a start is not bookable for a provider, in the order the rules apply (docs/availability.md#why-no-slot). */
+export const reasonCodes = [
+  "IN_PAST",
+  "MIN_NOTICE",
+  "BEYOND_HORIZON",
+  "PROVIDER_NOT_APPROVED",
+  "CLINIC_HOURS",
+  "PROVIDER_HOURS",
+  "OFF_GRID",
+  "CLINIC_CLOSURE",
+  "PROVIDER_CLOSURE",
+  "BOOKED",
+  "BUFFER",
+] as const;
+export type ReasonCode = (typeof reasonCodes)[number];
+
+/** One rule that removes a start, with what it refers to. */
+export interface Reason {
+  code: ReasonCode;
+  /** The closure or booking that removes it (as given: a closure keeps its other properties). */
+  interval?: Interval;
+  /** The booking that overlaps it (BOOKED, BUFFER). */
+  bookingId?: string;
+  /** CLINIC_HOURS, PROVIDER_HOURS: that owner's windows of the date, in minutes of day. */
+  windows?: Interval[];
+  /** OFF_GRID: the grid starts before and after it in the window that holds it. */
+  nearest?: { before: number; after: number };
+}
+
+export interface StartExplanation {
+  start: number;
+  end: number;
+  /** The start's local date in the clinic's zone. */
+  date: string;
+  providers: { providerId: string; reasons: Reason[] }[];
+}
+
+const overlapping = <T extends Interval>(list: readonly T[], slot: Interval): T[] => list.filter((i) => i.start < slot.end && slot.start < i.end);
+const containedIn = (windows: readonly Interval[], slot: Interval) => windows.find((w) => w.start <= slot.start && slot.end <= w.end);
+
+/**
+ * Every rule that removes the slot starting at `startMs` for each provider of the query (approved
+ * or not), evaluated on the same windows, grid and busy sets as `computeSlots`: a provider's
+ * reasons are empty exactly when `computeSlots` over the start's date offers that start to them.
+ */
+export function explainStart(q: SlotQuery, startMs: number): StartExplanation {
+  const rules = resolveRules(q);
+  const slot = { start: startMs, end: startMs + rules.durationMs };
+  const date = localDateOf(startMs, q.timeZone);
+  const day = zonedDay(date, q.timeZone);
+  const toInstants = (minutes: readonly Interval[]) => minutes.map((w) => ({ start: dayInstant(day, w.start), end: dayInstant(day, w.end) }));
+  const clinic = weeklyWindows(q.clinicHours);
+  const clinicOverride = overridesByDate(q.clinicOverrides).get(date);
+  const clinicMinutes = clinicOverride ?? clinic[day.weekday] ?? [];
+  const clinicWindows = toInstants(clinicMinutes);
+  const clinicClosures = overlapping(q.clinicClosures, slot);
+  const general: Reason[] = [];
+  if (startMs <= q.nowMs) general.push({ code: "IN_PAST" });
+  if ((q.noticeMin ?? 0) > 0 && startMs < q.nowMs + (q.noticeMin ?? 0) * MINUTE) general.push({ code: "MIN_NOTICE" });
+  if (rules.lastDate !== null && date > rules.lastDate) general.push({ code: "BEYOND_HORIZON" });
+  const providers = [...q.providers].sort((a, b) => compareIds(a.providerId, b.providerId));
+  return {
+    start: slot.start,
+    end: slot.end,
+    date,
+    providers: providers.map((provider) => {
+      const plan = planOf(provider, clinic, [], rules);
+      const reasons: Reason[] = [...general];
+      if (provider.approved === false) reasons.push({ code: "PROVIDER_NOT_APPROVED" });
+      const ownOverride = plan.overrides.get(date);
+      const providerMinutes = ownOverride ?? plan.ownWeekly[day.weekday] ?? [];
+      if (!containedIn(clinicWindows, slot)) reasons.push({ code: "CLINIC_HOURS", windows: clinicMinutes });
+      if (!containedIn(toInstants(providerMinutes), slot)) reasons.push({ code: "PROVIDER_HOURS", windows: providerMinutes });
+      const effective = toInstants(windowsOn(plan, date, day.weekday, clinicOverride, clinic)).filter((w) => w.start <= slot.start && slot.end <= w.end);
+      const [holding] = effective;
+      if (holding && !effective.some((w) => (slot.start - w.start) % rules.stepMs === 0)) {
+        const before = holding.start + Math.floor((slot.start - holding.start) / rules.stepMs) * rules.stepMs;
+        reasons.push({ code: "OFF_GRID", nearest: { before, after: before + rules.stepMs } });
+      }
+      for (const interval of clinicClosures) reasons.push({ code: "CLINIC_CLOSURE", interval });
+      for (const interval of overlapping(provider.closures ?? [], slot)) reasons.push({ code: "PROVIDER_CLOSURE", interval });
+      const bookings = [...(provider.bookings ?? [])].sort((a, b) => a.start - b.start);
+      for (const booking of bookings) {
+        if (booking.start < slot.end && slot.start < booking.end) reasons.push({ code: "BOOKED", interval: { start: booking.start, end: booking.end }, bookingId: booking.id });
+      }
+      for (const booking of bookings) {
+        const direct = booking.start < slot.end && slot.start < booking.end;
+        const blocked = blockedBy(booking, rules);
+        if (!direct && blocked.start < slot.end && slot.start < blocked.end) reasons.push({ code: "BUFFER", interval: { start: booking.start, end: booking.end }, bookingId: booking.id });
+      }
+      return { providerId: provider.providerId, reasons };
+    }),
+  };
 }

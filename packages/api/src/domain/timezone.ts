@@ -67,17 +67,17 @@ export function clearTimeZoneCache(): void {
 }
 
 /**
- * True when the runtime knows `tz` as a named (IANA) zone. UTC-offset identifiers such as
- * "+05:30" are refused: they have no DST rules, so a clinic configured with one would silently
- * keep the wrong offset half the year.
+ * The canonical spelling of an IANA zone name ("europe/berlin" → "Europe/Berlin"), or undefined
+ * when the runtime does not know it as a named zone. UTC-offset identifiers such as "+05:30" are
+ * refused: they have no DST rules, so a clinic configured with one would silently keep the wrong
+ * offset half the year.
  */
-export function isValidTimeZone(tz: string): boolean {
-  if (tz.length === 0 || tz.length > 64 || /^[+\-\u2212]/.test(tz)) return false;
+export function canonicalTimeZone(tz: string): string | undefined {
+  if (tz.length === 0 || tz.length > 64 || /^[+\-\u2212]/.test(tz)) return undefined;
   try {
-    Temporal.Instant.fromEpochMilliseconds(0).toZonedDateTimeISO(tz);
-    return true;
+    return Temporal.Instant.fromEpochMilliseconds(0).toZonedDateTimeISO(tz).timeZoneId;
   } catch {
-    return false;
+    return undefined;
   }
 }
 
@@ -277,16 +277,6 @@ export function localDateOf(instantMs: number, tz: string): string {
 /** The local date and time `YYYY-MM-DDTHH:MM` of an instant in a zone (seconds truncated). */
 export function formatLocal(instantMs: number, tz: string): string {
   return new Date(instantMs + offsetAt(instantMs, tz)).toISOString().slice(0, 16);
-}
-
-/** `"HH:MM"` → minutes of day (`"24:00"` → 1440); null when malformed or out of range. */
-export function parseTimeOfDay(text: string): number | null {
-  const match = /^(\d\d):(\d\d)$/.exec(text);
-  if (!match) return null;
-  const hours = Number(match[1]);
-  const minutes = Number(match[2]);
-  if (minutes > 59 || hours * 60 + minutes > 1440) return null;
-  return hours * 60 + minutes;
 }
 
 function label(minutes: number): string {

@@ -1,36 +1,15 @@
 import type { TRPCRouterRecord } from "@trpc/server";
-import { and, asc, eq, gt, gte, lt, or } from "drizzle-orm";
 import { z } from "zod";
-import { appointments, appointmentStatuses } from "@clinic/db";
-import { bookAppointment, cancelAppointment, getAppointment, selectAppointments, toAppointment } from "../booking/book.ts";
-import { decodeCursor, instantInput, instantOutput, nextCursorOutput, pageInput, pageOf, phoneE164, uuid } from "../schemas/common.ts";
-import { clinicProcedure } from "../trpc.ts";
-
-export const appointmentOutput = z.object({
-  id: z.string(),
-  clinic_id: z.string(),
-  service_id: z.string(),
-  service_name: z.string(),
-  provider_id: z.string(),
-  provider_name: z.string(),
-  start: instantOutput,
-  end: instantOutput,
-  status: z.enum(appointmentStatuses),
-  patient: z.object({ name: z.string(), email: z.string().nullable(), phone_e164: z.string().nullable() }),
-  notes: z.string().nullable(),
-  created_at: instantOutput,
-  updated_at: instantOutput,
-  canceled_at: instantOutput.nullable(),
-});
-
-const patientInput = z.strictObject({
-  name: z.string().trim().min(1).max(200),
-  email: z.email().max(320).optional(),
-  phone_e164: phoneE164.optional(),
-});
+import { appointmentStatuses } from "@clinic/db";
+import { mayHandleAnyAppointment } from "../modules/access/index.ts";
+import { appointmentOutput, bookAppointment, cancelAppointment, getAppointment, listAppointments, rescheduleAppointment } from "../modules/booking/index.ts";
+import { nextCursorOutput, pageInput } from "../pagination.ts";
+import { instantInput, uuid } from "../schemas/wire.ts";
+import { bookingErrors, bookingTarget, idempotencyKey, patientInput } from "../schemas/booking.ts";
+import { bookingWriteProcedure, clinicProcedure } from "../trpc.ts";
 
 export const appointmentsRouter = {
-  book: clinicProcedure("member")
+  book: clinicProcedure("member", bookingWriteProcedure)
     .meta({
       rest: {
         method: "POST",
@@ -40,20 +19,10 @@ export const appointmentsRouter = {
         headers: { "idempotency-key": "idempotency_key" },
         summary: "Book a slot (re-checked in the transaction; an Idempotency-Key makes retries safe)",
         tags: ["appointments"],
-        errors: ["SLOT_UNAVAILABLE", "IDEMPOTENCY_KEY_REUSED", "NOT_A_PROVIDER", "SERVICE_INACTIVE", "CONFLICT"],
+        errors: [...bookingErrors, "RATE_LIMITED"],
       },
     })
-    .input(
-      z.strictObject({
-        clinic_id: uuid,
-        service_id: uuid,
-        start: instantInput,
-        provider_id: uuid.optional(),
-        patient: patientInput,
-        notes: z.string().max(2000).optional(),
-        idempotency_key: z.string().min(1).max(255).optional(),
-      }),
-    )
+    .input(z.strictObject({ clinic_id: uuid, ...bookingTarget, patient: patientInput, patient_user_id: uuid.optional() }))
     .output(appointmentOutput)
     .mutation(async ({ ctx, input }) => {
       const { appointment } = await bookAppointment(
@@ -68,6 +37,7 @@ export const appointmentsRouter = {
           patient: input.patient,
           notes: input.notes,
           idempotencyKey: input.idempotency_key,
+          patientUserId: input.patient_user_id,
         },
         ctx.now(),
       );
@@ -88,28 +58,18 @@ export const appointmentsRouter = {
       }),
     )
     .output(z.object({ appointments: z.array(appointmentOutput), next_cursor: nextCursorOutput }))
-    .query(async ({ ctx, input }) => {
-      const after = input.cursor ? decodeCursor(input.cursor, 2) : undefined;
-      const afterStart = after ? new Date(after[0] ?? "") : undefined;
-      const rows = await selectAppointments(ctx.db)
-        .where(
-          and(
-            eq(appointments.clinicId, ctx.clinic.id),
-            input.from ? gte(appointments.startsAt, input.from) : undefined,
-            input.to ? lt(appointments.startsAt, input.to) : undefined,
-            input.provider_id ? eq(appointments.providerId, input.provider_id) : undefined,
-            input.service_id ? eq(appointments.serviceId, input.service_id) : undefined,
-            input.status ? eq(appointments.status, input.status) : undefined,
-            afterStart && after
-              ? or(gt(appointments.startsAt, afterStart), and(eq(appointments.startsAt, afterStart), gt(appointments.id, after[1] ?? "")))
-              : undefined,
-          ),
-        )
-        .orderBy(asc(appointments.startsAt), asc(appointments.id))
-        .limit(input.limit + 1);
-      const page = pageOf(rows, input.limit, (r) => [r.startsAt.toISOString(), r.id]);
-      return { appointments: page.items.map(toAppointment), next_cursor: page.next_cursor };
-    }),
+    .query(({ ctx, input }) =>
+      listAppointments(ctx.db, {
+        clinicId: ctx.clinic.id,
+        from: input.from,
+        to: input.to,
+        providerId: input.provider_id,
+        serviceId: input.service_id,
+        status: input.status,
+        limit: input.limit,
+        cursor: input.cursor,
+      }),
+    ),
 
   get: clinicProcedure("STAFF")
     .meta({ rest: { method: "GET", path: "/v1/appointments/:id", summary: "Read an appointment", tags: ["appointments"] } })
@@ -129,5 +89,29 @@ export const appointmentsRouter = {
     })
     .input(z.strictObject({ clinic_id: uuid, id: uuid }))
     .output(appointmentOutput)
-    .mutation(({ ctx, input }) => cancelAppointment(ctx.db, ctx.clinic.id, input.id)),
+    .mutation(({ ctx, input }) => cancelAppointment(ctx.db, ctx.clinic.id, input.id, { userId: ctx.user.id, may: mayHandleAnyAppointment(ctx) ? "any" : "booked-by-me" })),
+
+  reschedule: clinicProcedure("member", bookingWriteProcedure)
+    .meta({
+      rest: {
+        method: "POST",
+        path: "/v1/appointments/:id/reschedule",
+        query: ["clinic_id"],
+        headers: { "idempotency-key": "idempotency_key" },
+        summary: "Move a booked appointment to another slot (same provider unless provider_id names another); the old time is freed",
+        tags: ["appointments"],
+        errors: [...bookingErrors, "INVALID_TRANSITION", "RATE_LIMITED"],
+      },
+    })
+    .input(z.strictObject({ clinic_id: uuid, id: uuid, start: instantInput, provider_id: uuid.optional(), idempotency_key: idempotencyKey }))
+    .output(appointmentOutput)
+    .mutation(async ({ ctx, input }) => {
+      const { appointment } = await rescheduleAppointment(
+        ctx.db,
+        { clinicId: ctx.clinic.id, timeZone: ctx.clinic.timezone, appointmentId: input.id, start: input.start, providerId: input.provider_id, idempotencyKey: input.idempotency_key },
+        { userId: ctx.user.id, may: mayHandleAnyAppointment(ctx) ? "any" : "booked-by-me" },
+        ctx.now(),
+      );
+      return appointment;
+    }),
 } satisfies TRPCRouterRecord;

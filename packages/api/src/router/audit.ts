@@ -1,24 +1,9 @@
 import type { TRPCRouterRecord } from "@trpc/server";
 import { z } from "zod";
-import { auditActions } from "@clinic/db";
-import { listAuditEntries } from "../services/auditLog.ts";
-import { instantOutput, nextCursorOutput, pageInput, uuid } from "../schemas/common.ts";
+import { auditEntryOutput, auditResourceTypes, listAuditEntries } from "../modules/audit/index.ts";
+import { nextCursorOutput, pageInput } from "../pagination.ts";
+import { uuid } from "../schemas/wire.ts";
 import { clinicProcedure } from "../trpc.ts";
-
-export const auditEntryOutput = z.object({
-  id: z.string(),
-  clinic_id: z.string(),
-  action: z.enum(auditActions),
-  resource_type: z.string(),
-  resource_id: z.string(),
-  user_email: z.string(),
-  details: z.record(z.string(), z.unknown()),
-  created_at: instantOutput,
-});
-export type AuditEntryOutput = z.infer<typeof auditEntryOutput>;
-
-/** Resource types that have an audit trail (services only, CONTRACT §4). */
-const resourceTypes = ["service"] as const;
 
 export const auditRouter = {
   list: clinicProcedure("CLINIC_ADMIN")
@@ -33,7 +18,7 @@ export const auditRouter = {
     .input(
       z.object({
         clinic_id: uuid,
-        resource_type: z.enum(resourceTypes).optional(),
+        resource_type: z.enum(auditResourceTypes).optional(),
         resource_id: uuid.optional(),
         ...pageInput,
       }),

@@ -3,10 +3,16 @@ import { appointmentsRouter } from "./appointments.ts";
 import { auditRouter } from "./audit.ts";
 import { availabilityRouter } from "./availability.ts";
 import { clinicsRouter } from "./clinics.ts";
+import { calendarFeedsRouter } from "./calendarFeeds.ts";
 import { closuresRouter } from "./closures.ts";
+import { dateOverridesRouter } from "./dateOverrides.ts";
+import { eventsRouter } from "./events.ts";
+import { meRouter } from "./me.ts";
 import { membersRouter } from "./members.ts";
+import { onlineBookingRouter } from "./onlineBooking.ts";
 import { providersRouter } from "./providers.ts";
 import { servicesRouter } from "./services.ts";
+import { webhooksRouter } from "./webhooks.ts";
 import { workHoursRouter } from "./workHours.ts";
 
 /** The whole API: every domain's procedures; the REST table and OpenAPI are derived from it. */
@@ -18,8 +24,14 @@ export const appRouter = router({
   audit: auditRouter,
   workHours: workHoursRouter,
   closures: closuresRouter,
+  dateOverrides: dateOverridesRouter,
   availability: availabilityRouter,
   appointments: appointmentsRouter,
+  onlineBooking: onlineBookingRouter,
+  me: meRouter,
+  events: eventsRouter,
+  calendarFeeds: calendarFeedsRouter,
+  webhooks: webhooksRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -2,37 +2,14 @@ import type { TRPCRouterRecord } from "@trpc/server";
 import { z } from "zod";
 import { memberStatuses } from "@clinic/db";
 import type { ProviderAction } from "../domain/providerStatus.ts";
-import { getProvider, getProviderDetail, listProviders, transitionProvider } from "../services/providerDirectory.ts";
-import { nextCursorOutput, pageInput, uuid } from "../schemas/common.ts";
-import { closureOutput, workHourOutput } from "../schemas/schedule.ts";
+import { getMember, memberOutput } from "../modules/members/index.ts";
+import { getProvider, getProviderDetail, listProviders, providerDetailOutput, providerOutput, transitionProvider } from "../modules/providers/index.ts";
+import { nextCursorOutput, pageInput } from "../pagination.ts";
+import { queryList, uuid } from "../schemas/wire.ts";
 import { clinicProcedure } from "../trpc.ts";
-import { getMember, memberOutput } from "./members.ts";
-import { serviceOutput } from "./services.ts";
 
-/** A provider as listed (the seed's fields exactly). */
-export const providerOutput = memberOutput.omit({ clinic_id: true, notes: true });
-export type ProviderOutput = z.infer<typeof providerOutput>;
-
-export const providerDetailOutput = providerOutput.extend({
-  notes: z.string().nullable(),
-  work_hours: z.array(workHourOutput),
-  services: z.array(serviceOutput),
-  closures: z.array(closureOutput),
-});
-
-/**
- * `status` filter: one value, comma-separated values, or an array (repeated query parameter).
- * Every value must be a known status (else 400).
- */
-const statusFilter = z
-  .union([z.string(), z.array(z.string())])
-  .transform((value) =>
-    (Array.isArray(value) ? value : [value])
-      .flatMap((part) => part.split(","))
-      .map((part) => part.trim())
-      .filter((part) => part.length > 0),
-  )
-  .pipe(z.array(z.enum(memberStatuses)).min(1, "give at least one status"));
+/** `status` filter: one value, comma-separated values, or a repeated parameter; each a known status. */
+const statusFilter = queryList(z.enum(memberStatuses)).pipe(z.array(z.enum(memberStatuses)).min(1, "give at least one status"));
 
 const providerPath = "/v1/clinics/:clinic_id/providers/:user_id";
 const providersTag = ["providers"] as const;

@@ -7,29 +7,25 @@ import {
   getService,
   listServices,
   searchServices,
+  serviceOutput,
   updateService,
-} from "../services/serviceCatalog.ts";
-import { instantOutput, nextCursorOutput, pageInput, price, queryBoolean, uuid } from "../schemas/common.ts";
+} from "../modules/catalog/index.ts";
+import { nextCursorOutput, pageInput } from "../pagination.ts";
+import { price, queryBoolean, uuid } from "../schemas/wire.ts";
 import { clinicProcedure } from "../trpc.ts";
-
-export const serviceOutput = z.object({
-  id: z.string(),
-  clinic_id: z.string(),
-  name: z.string(),
-  duration_min: z.number().int(),
-  price: z.string().nullable(),
-  provider_id: z.string().nullable(),
-  provider_name: z.string().nullable(),
-  is_active: z.boolean(),
-  created_at: instantOutput,
-  updated_at: instantOutput,
-});
-export type ServiceOutput = z.infer<typeof serviceOutput>;
 
 const serviceName = z.string().trim().min(1).max(200);
 const durationMin = z.number().int().min(1).max(1440);
 /** The USER id of a provider of this clinic; null = unassigned (any provider). */
 const providerId = uuid.nullable();
+/** The booking rules (docs/availability.md#booking-rules); each optional on create and update. */
+const rules = {
+  buffer_before_min: z.number().int().min(0).max(240).optional(),
+  buffer_after_min: z.number().int().min(0).max(240).optional(),
+  slot_step_min: z.number().int().min(5).max(1440).nullable().optional(),
+  min_notice_min: z.number().int().min(0).max(525_600).optional(),
+  booking_horizon_days: z.number().int().min(1).max(730).nullable().optional(),
+};
 
 const servicesTag = ["services"] as const;
 
@@ -54,6 +50,7 @@ export const servicesRouter = {
         price: price.nullable().optional(),
         provider_id: providerId.optional(),
         is_active: z.boolean().default(true),
+        ...rules,
       }),
     )
     .output(serviceOutput)
@@ -79,6 +76,7 @@ export const servicesRouter = {
         price: price.nullable().optional(),
         provider_id: providerId.optional(),
         is_active: z.boolean().optional(),
+        ...rules,
       }),
     )
     .output(serviceOutput)

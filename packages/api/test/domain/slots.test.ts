@@ -19,7 +19,7 @@ const base = (overrides: Partial<SlotQuery>): SlotQuery => ({
   nowMs: 0,
   clinicHours: mondayToFriday(H(9), H(17)),
   clinicClosures: [],
-  providers: [{ providerId: "p1", hours: mondayToFriday(H(9), H(17)), busy: [] }],
+  providers: [{ providerId: "p1", hours: mondayToFriday(H(9), H(17)), closures: [] }],
   ...overrides,
 });
 /** Local start times HH:MM. */
@@ -33,7 +33,7 @@ const oneWindow = (tz: string, date: string, duration: number, opens: number, cl
       toDate: date,
       durationMin: duration,
       clinicHours: [{ weekday: isoWeekday(date), opensMin: opens, closesMin: closes }],
-      providers: [{ providerId: "p", hours: [{ weekday: isoWeekday(date), opensMin: opens, closesMin: closes }], busy }],
+      providers: [{ providerId: "p", hours: [{ weekday: isoWeekday(date), opensMin: opens, closesMin: closes }], closures: busy }],
     }),
   );
 
@@ -50,7 +50,7 @@ describe("the slot grid", () => {
   it("anchors the grid at each window of a split shift; a slot fits when it ends exactly at the window's end", () => {
     const q = base({
       durationMin: 45,
-      providers: [{ providerId: "p1", hours: [{ weekday: 1, opensMin: H(9), closesMin: H(12) }, { weekday: 1, opensMin: H(13), closesMin: H(17) }], busy: [] }],
+      providers: [{ providerId: "p1", hours: [{ weekday: 1, opensMin: H(9), closesMin: H(12) }, { weekday: 1, opensMin: H(13), closesMin: H(17) }], closures: [] }],
     });
     // 11:15 + 45 min = 12:00 and 16:00 + 45 min = 16:45 both fit; 16:45 + 45 min does not.
     expect(locals(q)).toEqual(["09:00", "09:45", "10:30", "11:15", "13:00", "13:45", "14:30", "15:15", "16:00"]);
@@ -68,7 +68,7 @@ describe("the slot grid", () => {
         {
           providerId: "anna",
           hours: [{ weekday: 1, opensMin: H(9), closesMin: H(12) }, { weekday: 1, opensMin: H(13), closesMin: H(17) }],
-          busy: [{ start: at("2027-03-29T07:45:00Z"), end: at("2027-03-29T08:30:00Z") }],
+          closures: [{ start: at("2027-03-29T07:45:00Z"), end: at("2027-03-29T08:30:00Z") }],
         },
       ],
     });
@@ -80,7 +80,7 @@ describe("the slot grid", () => {
   it("intersects provider hours with clinic hours and anchors the grid at each window start", () => {
     const q = base({
       clinicHours: mondayToFriday(H(10), H(16)),
-      providers: [{ providerId: "p1", hours: [{ weekday: 1, opensMin: H(9), closesMin: H(12) }, { weekday: 1, opensMin: H(13, 10), closesMin: H(17) }], busy: [] }],
+      providers: [{ providerId: "p1", hours: [{ weekday: 1, opensMin: H(9), closesMin: H(12) }, { weekday: 1, opensMin: H(13, 10), closesMin: H(17) }], closures: [] }],
       durationMin: 45,
     });
     expect(locals(q)).toEqual(["10:00", "10:45", "13:10", "13:55", "14:40"]);
@@ -99,10 +99,10 @@ describe("the slot grid", () => {
 
   it("gives nothing on a weekday without clinic hours, or for a provider without hours", () => {
     expect(computeSlots(base({ fromDate: "2027-03-20", toDate: "2027-03-21" }))).toEqual([]);
-    expect(computeSlots(base({ providers: [{ providerId: "p1", hours: [], busy: [] }] }))).toEqual([]);
+    expect(computeSlots(base({ providers: [{ providerId: "p1", hours: [], closures: [] }] }))).toEqual([]);
     expect(computeSlots(base({ providers: [] }))).toEqual([]);
     // The provider works Saturday, the clinic does not.
-    const saturday = base({ fromDate: "2027-03-20", toDate: "2027-03-20", providers: [{ providerId: "p1", hours: [{ weekday: 6, opensMin: H(9), closesMin: H(17) }], busy: [] }] });
+    const saturday = base({ fromDate: "2027-03-20", toDate: "2027-03-20", providers: [{ providerId: "p1", hours: [{ weekday: 6, opensMin: H(9), closesMin: H(17) }], closures: [] }] });
     expect(computeSlots(saturday)).toEqual([]);
     // A range ending before it starts is empty.
     expect(computeSlots(base({ fromDate: "2027-03-16", toDate: "2027-03-15" }))).toEqual([]);
@@ -115,14 +115,14 @@ describe("the slot grid", () => {
   });
 
   it("removes slots overlapping busy time without shifting the grid", () => {
-    const q = base({ providers: [{ providerId: "p1", hours: mondayToFriday(H(9), H(17)), busy: [{ start: at("2027-03-15T09:10:00Z"), end: at("2027-03-15T09:40:00Z") }] }] });
+    const q = base({ providers: [{ providerId: "p1", hours: mondayToFriday(H(9), H(17)), closures: [{ start: at("2027-03-15T09:10:00Z"), end: at("2027-03-15T09:40:00Z") }] }] });
     // 09:00 and 09:30 overlap the busy time; the next slot is 10:00, not 09:40.
     expect(locals(q).slice(0, 3)).toEqual(["10:00", "10:30", "11:00"]);
     expect(locals(q)).toHaveLength(14);
   });
 
   it("treats busy time as half-open: a booking ending at a slot's start leaves it free", () => {
-    const q = base({ providers: [{ providerId: "p1", hours: mondayToFriday(H(9), H(17)), busy: [{ start: at("2027-03-15T09:30:00Z"), end: at("2027-03-15T10:00:00Z") }] }] });
+    const q = base({ providers: [{ providerId: "p1", hours: mondayToFriday(H(9), H(17)), closures: [{ start: at("2027-03-15T09:30:00Z"), end: at("2027-03-15T10:00:00Z") }] }] });
     expect(locals(q).slice(0, 3)).toEqual(["09:00", "10:00", "10:30"]);
   });
 
@@ -141,7 +141,7 @@ describe("the slot grid", () => {
         {
           providerId: "p1",
           hours: mondayToFriday(H(9), H(17)),
-          busy: [{ start: at("2027-03-15T12:30:00Z"), end: at("2027-03-15T13:30:00Z") }, { start: at("2027-03-15T12:00:00Z"), end: at("2027-03-15T12:45:00Z") }],
+          closures: [{ start: at("2027-03-15T12:30:00Z"), end: at("2027-03-15T13:30:00Z") }, { start: at("2027-03-15T12:00:00Z"), end: at("2027-03-15T12:45:00Z") }],
         },
       ],
     });
@@ -158,9 +158,9 @@ describe("the slot grid", () => {
   it("unions providers: one entry per start with every free provider, ids sorted", () => {
     const q = base({
       providers: [
-        { providerId: "b", hours: [{ weekday: 1, opensMin: H(9), closesMin: H(10) }], busy: [] },
-        { providerId: "c", hours: [{ weekday: 1, opensMin: H(9, 15), closesMin: H(10, 45) }], busy: [] },
-        { providerId: "a", hours: [{ weekday: 1, opensMin: H(9, 30), closesMin: H(11) }], busy: [{ start: at("2027-03-15T10:00:00Z"), end: at("2027-03-15T10:30:00Z") }] },
+        { providerId: "b", hours: [{ weekday: 1, opensMin: H(9), closesMin: H(10) }], closures: [] },
+        { providerId: "c", hours: [{ weekday: 1, opensMin: H(9, 15), closesMin: H(10, 45) }], closures: [] },
+        { providerId: "a", hours: [{ weekday: 1, opensMin: H(9, 30), closesMin: H(11) }], closures: [{ start: at("2027-03-15T10:00:00Z"), end: at("2027-03-15T10:30:00Z") }] },
       ],
     });
     expect(computeSlots(q).map((s) => [s.startLocal.slice(11), s.providerIds])).toEqual([
@@ -177,9 +177,9 @@ describe("the slot grid", () => {
     const booked = (text: string) => [{ start: at(text), end: at(text) + 30 * MINUTE }];
     const q = base({
       providers: [
-        { providerId: "p2", hours: mondayToFriday(H(9), H(17)), busy: booked("2027-03-15T09:00:00Z") },
-        { providerId: "p1", hours: mondayToFriday(H(9), H(17)), busy: booked("2027-03-15T09:30:00Z") },
-        { providerId: "p3", hours: mondayToFriday(H(9), H(12)), busy: booked("2027-03-15T09:00:00Z") },
+        { providerId: "p2", hours: mondayToFriday(H(9), H(17)), closures: booked("2027-03-15T09:00:00Z") },
+        { providerId: "p1", hours: mondayToFriday(H(9), H(17)), closures: booked("2027-03-15T09:30:00Z") },
+        { providerId: "p3", hours: mondayToFriday(H(9), H(12)), closures: booked("2027-03-15T09:00:00Z") },
       ],
     });
     const slots = computeSlots(q);
@@ -235,7 +235,7 @@ describe("the slot grid on DST days and in other zones", () => {
           {
             providerId: "p",
             hours: [{ weekday: 7, opensMin: H(3), closesMin: H(4) }, { weekday: 7, opensMin: H(1, 10), closesMin: H(2, 50) }],
-            busy: [{ start: at("2027-03-28T00:55:00Z"), end: at("2027-03-28T01:05:00Z") }],
+            closures: [{ start: at("2027-03-28T00:55:00Z"), end: at("2027-03-28T01:05:00Z") }],
           },
         ],
       }),
@@ -303,7 +303,7 @@ function bruteForce(clinic: WeeklyPeriod[], providers: ProviderSchedule[], closu
   const closed = busyMinutes(closures);
   const result = new Map<number, string[]>();
   for (const provider of [...providers].sort((a, b) => (a.providerId < b.providerId ? -1 : 1))) {
-    const busy = busyMinutes(provider.busy);
+    const busy = busyMinutes((provider.closures ?? []));
     for (let d = 0; d < DAYS; d++) {
       const clinicOpen = openMinutes(clinic, d + 1);
       const providerOpen = openMinutes(provider.hours, d + 1);
@@ -336,7 +336,7 @@ describe("the slot grid agrees with a brute-force model", () => {
         fc.integer({ min: 5, max: 240 }),
         fc.integer({ min: -1, max: SPAN }),
         (clinic, providerRaw, closures, duration, nowMin) => {
-          const providers = providerRaw.map(([hours, busy], k) => ({ providerId: `p${(k * 7) % 5}${k}`, hours, busy }));
+          const providers = providerRaw.map(([hours, busy], k) => ({ providerId: `p${(k * 7) % 5}${k}`, hours, closures: busy }));
           const slots = computeSlots({
             timeZone: "UTC",
             fromDate: monday,
@@ -384,7 +384,7 @@ function temporalModel(q: SlotQuery): { start: number; end: number; startLocal: 
           for (let start = toInstant(date, from); start + step <= windowEnd; start += step) {
             const end = start + step;
             if (start <= q.nowMs) continue;
-            if ([...q.clinicClosures, ...provider.busy].some((b) => b.start < end && start < b.end)) continue;
+            if ([...q.clinicClosures, ...(provider.closures ?? [])].some((b) => b.start < end && start < b.end)) continue;
             const entry = found.get(start);
             const startLocal = Temporal.Instant.fromEpochMilliseconds(start).toZonedDateTimeISO(q.timeZone).toPlainDateTime().toString({ smallestUnit: "minute" });
             if (!entry) found.set(start, { start, end, startLocal, providerIds: [provider.providerId] });
@@ -423,7 +423,7 @@ describe("the slot grid agrees with a Temporal-based model on DST days", () => {
             nowMs: 0,
             clinicHours: weekly(clinicRaw),
             clinicClosures: busy.slice(0, 1),
-            providers: providerRaw.map((hours, k) => ({ providerId: `p${2 - k}`, hours: weekly(hours), busy: busy.slice(k) })),
+            providers: providerRaw.map((hours, k) => ({ providerId: `p${2 - k}`, hours: weekly(hours), closures: busy.slice(k) })),
           };
           expect(computeSlots(q)).toEqual(temporalModel(q));
         },

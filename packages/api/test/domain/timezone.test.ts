@@ -8,14 +8,14 @@ import {
   daysBetween,
   formatLocal,
   formatTimeOfDay,
-  isValidTimeZone,
+  canonicalTimeZone,
   isoWeekday,
   localDateOf,
-  parseTimeOfDay,
   wallClockToInstant,
   zonedDay,
   zonedDays,
 } from "../../src/domain/timezone.ts";
+import { timeOfDay } from "../../src/schemas/wire.ts";
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -189,23 +189,29 @@ describe("dates and times of day", () => {
   });
 
   it("parses and formats times of day, 24:00 included", () => {
-    expect(parseTimeOfDay("00:00")).toBe(0);
-    expect(parseTimeOfDay("09:30")).toBe(570);
-    expect(parseTimeOfDay("24:00")).toBe(1440);
-    for (const bad of ["24:01", "25:00", "9:00", "12:60", "12:5", "1200", "12:00:00", " 12:00", "", "ab:cd"]) expect(parseTimeOfDay(bad), bad).toBeNull();
+    const parse = (text: string) => {
+      const parsed = timeOfDay.safeParse(text);
+      return parsed.success ? parsed.data : null;
+    };
+    expect(parse("00:00")).toBe(0);
+    expect(parse("09:30")).toBe(570);
+    expect(parse("24:00")).toBe(1440);
+    for (const bad of ["24:01", "25:00", "9:00", "12:60", "12:5", "1200", "12:00:00", " 12:00", "", "ab:cd"]) expect(parse(bad), bad).toBeNull();
     expect(formatTimeOfDay(0)).toBe("00:00");
     expect(formatTimeOfDay(570)).toBe("09:30");
     expect(formatTimeOfDay(1440)).toBe("24:00");
-    for (let m = 0; m <= 1440; m++) expect(parseTimeOfDay(formatTimeOfDay(m))).toBe(m);
+    for (let m = 0; m <= 1440; m++) expect(parse(formatTimeOfDay(m))).toBe(m);
   });
 
-  it("knows IANA zones and refuses offsets and unknown names", () => {
-    expect(isValidTimeZone("Europe/Berlin")).toBe(true);
-    expect(isValidTimeZone("America/Argentina/Buenos_Aires")).toBe(true);
-    expect(isValidTimeZone("UTC")).toBe(true);
-    expect(isValidTimeZone("Mars/Olympus")).toBe(false);
-    expect(isValidTimeZone("")).toBe(false);
-    expect(isValidTimeZone("+05:30")).toBe(false);
-    expect(isValidTimeZone("-03:00")).toBe(false);
+  it("knows IANA zones in their canonical spelling and refuses offsets and unknown names", () => {
+    expect(canonicalTimeZone("Europe/Berlin")).toBe("Europe/Berlin");
+    expect(canonicalTimeZone("europe/berlin")).toBe("Europe/Berlin");
+    expect(canonicalTimeZone("AMERICA/ARGENTINA/BUENOS_AIRES")).toBe("America/Argentina/Buenos_Aires");
+    expect(canonicalTimeZone("UTC")).toBe("UTC");
+    expect(canonicalTimeZone("utc")).toBe("UTC");
+    expect(canonicalTimeZone("Mars/Olympus")).toBeUndefined();
+    expect(canonicalTimeZone("")).toBeUndefined();
+    expect(canonicalTimeZone("+05:30")).toBeUndefined();
+    expect(canonicalTimeZone("-03:00")).toBeUndefined();
   });
 });

@@ -3,14 +3,16 @@ import { check, foreignKey, index, integer, jsonb, pgTable, primaryKey, text, uu
 import { clinicMembers, clinics } from "./clinics.ts";
 import { idColumn, instant, timestamps } from "./columns.ts";
 import { services } from "./services.ts";
+import { users } from "./users.ts";
 
 export const appointmentStatuses = ["booked", "canceled"] as const;
 export type AppointmentStatus = (typeof appointmentStatuses)[number];
 
 /**
- * A booking of one service with one provider. The exclusion constraint
- * `appointments_no_double_booking` (custom migration) refuses two booked appointments of one
- * provider that overlap in time.
+ * A booking of one service with one provider. It occupies its provider for
+ * [occupied_start, occupied_end): its time widened by the buffers its service had when it was
+ * booked. The exclusion constraint `appointments_no_double_booking` (custom migration) refuses two
+ * booked appointments of one provider whose occupied ranges overlap.
  */
 export const appointments = pgTable(
   "appointments",
@@ -23,13 +25,25 @@ export const appointments = pgTable(
     providerId: uuid("provider_id").notNull(),
     startsAt: instant("starts_at").notNull(),
     endsAt: instant("ends_at").notNull(),
+    bufferBeforeMin: integer("buffer_before_min").notNull().default(0),
+    bufferAfterMin: integer("buffer_after_min").notNull().default(0),
+    // Stored because an index expression cannot compute them (timestamptz − interval is only STABLE).
+    occupiedStart: instant("occupied_start").notNull(),
+    occupiedEnd: instant("occupied_end").notNull(),
     status: text("status", { enum: appointmentStatuses }).notNull().default("booked"),
     patientName: text("patient_name").notNull(),
     patientEmail: text("patient_email"),
     patientPhoneE164: text("patient_phone_e164"),
     notes: text("notes"),
-    ...timestamps(),
+    /** The registered patient it is for (their own booking, or staff booking for them), or null. */
+    patientUserId: uuid("patient_user_id"),
+    /** Who booked it (null for appointments booked before this was recorded). */
+    bookedByUserId: uuid("booked_by_user_id"),
+    ...timestamps("appointments"),
     canceledAt: instant("canceled_at"),
+    rescheduledAt: instant("rescheduled_at"),
+    /** Bumped by each reschedule: the iCalendar SEQUENCE of its event. */
+    revision: integer("revision").notNull().default(0),
   },
   (t) => [
     foreignKey({
@@ -42,11 +56,20 @@ export const appointments = pgTable(
       columns: [t.clinicId, t.providerId],
       foreignColumns: [clinicMembers.clinicId, clinicMembers.userId],
     }).onUpdate("cascade"),
+    foreignKey({ name: "appointments_booked_by_fk", columns: [t.bookedByUserId], foreignColumns: [users.id] }).onDelete("set null"),
+    foreignKey({ name: "appointments_patient_user_fk", columns: [t.patientUserId], foreignColumns: [users.id] }).onDelete("set null"),
     check("appointments_status_check", sql`${t.status} in ('booked', 'canceled')`),
     check("appointments_time_range", sql`${t.endsAt} > ${t.startsAt}`),
+    check(
+      "appointments_occupied_consistent",
+      sql`${t.occupiedStart} = ${t.startsAt} - ${t.bufferBeforeMin} * interval '1 minute' and ${t.occupiedEnd} = ${t.endsAt} + ${t.bufferAfterMin} * interval '1 minute'`,
+    ),
+    check("appointments_buffers_range", sql`${t.bufferBeforeMin} between 0 and 240 and ${t.bufferAfterMin} between 0 and 240`),
     check("appointments_canceled_consistent", sql`(${t.status} = 'canceled') = (${t.canceledAt} is not null)`),
     index("appointments_clinic_start_idx").on(t.clinicId, t.startsAt, t.id),
     index("appointments_clinic_provider_start_idx").on(t.clinicId, t.providerId, t.startsAt),
+    // A patient's own appointments (U1, and the open-bookings count of one clinic).
+    index("appointments_patient_start_idx").on(t.patientUserId, t.startsAt, t.id),
   ],
 );
 
@@ -68,4 +91,18 @@ export const idempotencyKeys = pgTable(
     primaryKey({ name: "idempotency_keys_pkey", columns: [t.clinicId, t.userId, t.key] }),
     check("idempotency_keys_key_length", sql`char_length(${t.key}) between 1 and 255`),
   ],
+);
+
+/**
+ * Fixed-window counters of rate limits that must hold across server processes (per-user booking
+ * writes): one row per key and window, incremented atomically.
+ */
+export const rateLimitCounters = pgTable(
+  "rate_limit_counters",
+  {
+    key: text("key").notNull(),
+    windowStart: instant("window_start").notNull(),
+    hits: integer("hits").notNull().default(0),
+  },
+  (t) => [primaryKey({ name: "rate_limit_counters_pkey", columns: [t.key, t.windowStart] }), index("rate_limit_counters_window_idx").on(t.windowStart)],
 );

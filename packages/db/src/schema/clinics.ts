@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
-import { bigint, boolean, check, foreignKey, index, pgTable, primaryKey, text, unique, uuid } from "drizzle-orm/pg-core";
-import { idColumn, timestamps } from "./columns.ts";
+import { bigint, boolean, check, foreignKey, index, integer, pgTable, primaryKey, text, unique, uuid } from "drizzle-orm/pg-core";
+import { idColumn, instant, timestamps } from "./columns.ts";
 import { users } from "./users.ts";
 
 export const clinics = pgTable(
@@ -9,9 +9,20 @@ export const clinics = pgTable(
     id: idColumn(),
     name: text("name").notNull(),
     timezone: text("timezone").notNull().default("UTC"),
-    ...timestamps(),
+    // Patient self-service (docs/patients.md).
+    onlineBooking: boolean("online_booking").notNull().default(false),
+    patientCancelCutoffMin: integer("patient_cancel_cutoff_min").notNull().default(1440),
+    maxOpenBookingsPerPatient: integer("max_open_bookings_per_patient").notNull().default(3),
+    // Reminders (docs/events.md#reminders): minutes before each appointment's start.
+    reminderOffsetsMin: integer("reminder_offsets_min").array().notNull().default(sql`'{1440}'::integer[]`),
+    ...timestamps("clinics"),
   },
-  (t) => [check("clinics_name_length", sql`char_length(${t.name}) between 1 and 200`)],
+  (t) => [
+    check("clinics_name_length", sql`char_length(${t.name}) between 1 and 200`),
+    check("clinics_patient_cancel_cutoff_range", sql`${t.patientCancelCutoffMin} between 0 and 10080`),
+    check("clinics_max_open_bookings_range", sql`${t.maxOpenBookingsPerPatient} between 1 and 100`),
+    check("clinics_reminder_offsets", sql`cardinality(${t.reminderOffsetsMin}) <= 5 and 5 <= all(${t.reminderOffsetsMin}) and 20160 >= all(${t.reminderOffsetsMin})`),
+  ],
 );
 
 export const memberStatuses = ["approved", "pending", "suspended"] as const;
@@ -26,12 +37,16 @@ export const clinicMembers = pgTable(
       .notNull()
       .references(() => clinics.id, { onDelete: "cascade" }),
     userId: uuid("user_id").notNull(),
+    // Name and contact details belong to the membership: what one clinic records about a person
+    // never changes, nor discloses, what another clinic sees.
     fullName: text("full_name").notNull(),
+    email: text("email").notNull(),
+    phoneE164: text("phone_e164"),
     clinicRole: text("clinic_role").notNull().default("STAFF"),
     isProvider: boolean("is_provider").notNull().default(false),
     status: text("status", { enum: memberStatuses }).notNull().default("approved"),
     notes: text("notes"),
-    ...timestamps(),
+    ...timestamps("clinic_members"),
   },
   (t) => [
     unique("clinic_members_clinic_user_key").on(t.clinicId, t.userId),
@@ -40,6 +55,7 @@ export const clinicMembers = pgTable(
       .onDelete("cascade"),
     check("clinic_members_status_check", sql`${t.status} in ('approved', 'pending', 'suspended')`),
     check("clinic_members_full_name_length", sql`char_length(${t.fullName}) between 1 and 200`),
+    check("clinic_members_email_length", sql`char_length(${t.email}) between 3 and 320`),
     check("clinic_members_role_length", sql`char_length(${t.clinicRole}) between 1 and 64`),
     index("clinic_members_clinic_name_idx").on(t.clinicId, t.fullName, t.id),
   ],
@@ -61,4 +77,27 @@ export const availabilityVersions = pgTable(
     version: bigint("version", { mode: "number" }).notNull().default(0),
   },
   (t) => [primaryKey({ name: "availability_versions_pkey", columns: [t.clinicId, t.scopeId] })],
+);
+
+/**
+ * A person who books online with a clinic (docs/patients.md). One row per clinic and user; a
+ * booking locks it, so one patient's parallel bookings are counted one after the other against
+ * the clinic's open-bookings limit.
+ */
+export const clinicPatients = pgTable(
+  "clinic_patients",
+  {
+    clinicId: uuid("clinic_id")
+      .notNull()
+      .references(() => clinics.id, { onDelete: "cascade" }),
+    userId: uuid("user_id").notNull(),
+    firstBookedAt: instant("first_booked_at").notNull().defaultNow(),
+    lastBookedAt: instant("last_booked_at").notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ name: "clinic_patients_pkey", columns: [t.clinicId, t.userId] }),
+    foreignKey({ name: "clinic_patients_user_fk", columns: [t.userId], foreignColumns: [users.id] })
+      .onUpdate("cascade")
+      .onDelete("cascade"),
+  ],
 );

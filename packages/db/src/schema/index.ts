@@ -3,3 +3,4 @@ export * from "./clinics.ts";
 export * from "./schedule.ts";
 export * from "./services.ts";
 export * from "./users.ts";
+export * from "./events.ts";

@@ -1,0 +1,88 @@
+// What a run ends with: the outcome (printed as it is with --json) and its exit code.
+import { problemOf } from "@clinic/client";
+import { formatMinutes } from "./localTime.ts";
+import type { RankedSlot } from "./ranking.ts";
+import type { Appointment, Clinic, Service, Slot } from "./run.ts";
+import type { WantedTime } from "./wanted.ts";
+
+/** The agent's exit codes. */
+export const exitCodes = { booked: 0, error: 1, usage: 2, nothingBooked: 3 } as const;
+
+/** The result of a run; with --json it is printed as it is. */
+export type Outcome =
+  | {
+      status: "booked";
+      clinic: Pick<Clinic, "id" | "name" | "timezone">;
+      service: Pick<Service, "id" | "name" | "duration_min" | "provider_id" | "provider_name">;
+      appointment: Appointment;
+      start_local: string;
+      end_local: string;
+      wanted: WantedJson;
+    }
+  | { status: "no_matching_service"; query: string; closest: string[] }
+  | { status: "no_slots"; service: string; provider: string | null; from: string; to: string; timezone: string; wanted: WantedJson }
+  | {
+      status: "not_booked";
+      reason: string;
+      matches?: { name: string; provider_name: string | null; score: number }[];
+      proposals?: ProposalJson[];
+      wanted?: WantedJson;
+    }
+  | { status: "usage_error"; message: string; clinics?: { id: string; name: string }[] }
+  | { status: "error"; code: string; detail: string; errors?: { path: string; message: string }[] };
+
+/** What the agent understood of the wanted time, for scripts to check. */
+export interface WantedJson {
+  from: string;
+  to: string;
+  preferred_dates: string[];
+  part_of_day: string | null;
+  time_of_day: string | null;
+  default_range: boolean;
+}
+
+export function wantedJson(wanted: WantedTime): WantedJson {
+  return {
+    from: wanted.from,
+    to: wanted.to,
+    preferred_dates: wanted.preferredDates,
+    part_of_day: wanted.partOfDay?.name ?? null,
+    time_of_day: wanted.timeOfDay === undefined ? null : formatMinutes(wanted.timeOfDay),
+    default_range: wanted.defaultRange,
+  };
+}
+
+export interface ProposalJson {
+  start: Date;
+  end: Date;
+  start_local: string;
+  in_wanted_time: boolean;
+}
+
+export const exitCodeOf: Record<Outcome["status"], number> = {
+  booked: exitCodes.booked,
+  no_matching_service: exitCodes.nothingBooked,
+  no_slots: exitCodes.nothingBooked,
+  not_booked: exitCodes.nothingBooked,
+  usage_error: exitCodes.usage,
+  error: exitCodes.error,
+};
+
+/** An API, network or unexpected failure as an outcome. */
+export function failureOf(error: unknown, url: string): Outcome {
+  const problem = problemOf(error);
+  if (problem) {
+    return { status: "error", code: problem.code, detail: problem.detail, ...(problem.errors.length > 0 ? { errors: problem.errors } : {}) };
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  const cause = error instanceof Error && error.cause instanceof Error ? error.cause : undefined;
+  const root = cause?.cause instanceof Error ? cause.cause.message : cause?.message;
+  if (/fetch failed|ECONNREFUSED|ENOTFOUND|network/i.test(`${message} ${root ?? ""}`)) {
+    return { status: "error", code: "NETWORK", detail: `cannot reach the server at ${url}${root ? ` (${root})` : ""}` };
+  }
+  return { status: "error", code: "UNEXPECTED", detail: message };
+}
+
+export function proposalJson(p: RankedSlot<Slot>): ProposalJson {
+  return { start: p.slot.start, end: p.slot.end, start_local: p.slot.start_local, in_wanted_time: p.inWanted };
+}

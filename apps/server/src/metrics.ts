@@ -1,0 +1,124 @@
+// GET /metrics (docs/operations.md#metrics): Prometheus text format from prom-client, one registry
+// per app. Request durations by route pattern, booking writes by outcome, availability cache
+// lookups, the database pool, and webhook deliveries as the database holds them (so every process
+// reports the same, whichever delivered).
+import { timingSafeEqual } from "node:crypto";
+import type { FastifyInstance } from "fastify";
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import type { ApiObserver, AvailabilityCache } from "@clinic/api";
+import { deliveryCountsByStatus, oldestPendingDeliveryAgeS } from "@clinic/api";
+import type { DbHandle } from "@clinic/db";
+import { problem, problemContentType } from "./problem.ts";
+
+export interface Metrics {
+  registry: Registry;
+  observer: ApiObserver;
+}
+
+export function createMetrics(database: DbHandle, cache: AvailabilityCache, now: () => Date): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+
+  const bookings = new Counter({
+    name: "bookings_total",
+    help: "Booking writes (book, reschedule, patient cancel) by procedure and outcome (ok, or the contract error code)",
+    labelNames: ["procedure", "outcome"] as const,
+    registers: [registry],
+  });
+
+  let seen = { hits: 0, misses: 0 };
+  new Counter({
+    name: "availability_cache_requests_total",
+    help: "Availability answers by whether the cache held them (hit) or they were computed (miss)",
+    labelNames: ["result"] as const,
+    registers: [registry],
+    collect() {
+      const { hits, misses } = cache.stats();
+      this.inc({ result: "hit" }, hits - seen.hits);
+      this.inc({ result: "miss" }, misses - seen.misses);
+      seen = { hits, misses };
+    },
+  });
+  new Gauge({
+    name: "availability_cache_bytes",
+    help: "Estimated heap held by the availability cache",
+    registers: [registry],
+    collect() {
+      this.set(cache.stats().bytes);
+    },
+  });
+
+  new Gauge({
+    name: "db_pool_max_connections",
+    help: "The size of the database connection pool (1 on the embedded database)",
+    registers: [registry],
+    collect() {
+      this.set(database.poolMax);
+    },
+  });
+  new Gauge({
+    name: "db_up",
+    help: "1 while the database answers, 0 while it is known to be away (requests are answered 503)",
+    registers: [registry],
+    collect() {
+      this.set(database.health.isDown ? 0 : 1);
+    },
+  });
+
+  new Gauge({
+    name: "webhook_deliveries",
+    help: "Webhook deliveries held by the database, by status (pending, succeeded, failed)",
+    labelNames: ["status"] as const,
+    registers: [registry],
+    async collect() {
+      // While the database is away these two keep their last values (db_up says why).
+      if (database.health.isDown) return;
+      for (const [status, count] of Object.entries(await deliveryCountsByStatus(database.db))) this.set({ status }, count);
+    },
+  });
+  new Gauge({
+    name: "webhook_oldest_pending_delivery_age_seconds",
+    help: "Age of the oldest webhook delivery not yet delivered nor given up (0 when none)",
+    registers: [registry],
+    async collect() {
+      if (database.health.isDown) return;
+      this.set(await oldestPendingDeliveryAgeS(database.db, now()));
+    },
+  });
+
+  return {
+    registry,
+    observer: {
+      bookingWrite(procedure, outcome) {
+        bookings.inc({ procedure, outcome });
+      },
+    },
+  };
+}
+
+/** Request durations by route pattern, and the /metrics route behind its token. */
+export function registerMetricsRoutes(app: FastifyInstance, metrics: Metrics, token: string | undefined): void {
+  const durations = new Histogram({
+    name: "http_request_duration_seconds",
+    help: "HTTP request durations by method, route pattern and status",
+    labelNames: ["method", "route", "status"] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [metrics.registry],
+  });
+  app.addHook("onResponse", (request, reply, done) => {
+    // The pattern (/v1/appointments/:id), never the raw url: bounded label values.
+    const route = request.routeOptions.url ?? "unmatched";
+    durations.observe({ method: request.method, route, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
+    done();
+  });
+
+  const expected = token ? Buffer.from(`Bearer ${token}`) : undefined;
+  app.get("/metrics", { config: { rateLimit: false } }, async (request, reply) => {
+    const given = Buffer.from(request.headers.authorization ?? "");
+    if (!expected) return reply.code(404).type(problemContentType).send(problem(404, "NOT_FOUND", "no route GET /metrics"));
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+      return reply.code(401).type(problemContentType).send(problem(401, "UNAUTHENTICATED", "send Authorization: Bearer <METRICS_TOKEN>"));
+    }
+    return reply.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+  });
+}

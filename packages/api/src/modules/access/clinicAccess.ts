@@ -1,0 +1,138 @@
+import { and, eq, sql } from "drizzle-orm";
+import { clinicMembers, clinics, type Db } from "@clinic/db";
+import { forbidden, notFound } from "../../errors.ts";
+import { type MinRole, hasRole } from "./roles.ts";
+
+/** Who is asking: the authenticated caller as the access rules see them. */
+export interface Caller {
+  id: string;
+  isAdmin: boolean;
+}
+
+/** The clinic a request works in, as authorised. */
+export interface ClinicScope {
+  id: string;
+  name: string;
+  timezone: string;
+  /**
+   * Availability versions of the clinic's scopes, read in the same statement as the membership
+   * (so a cached availability answer costs one database round trip).
+   */
+  versions: Map<string, number>;
+}
+
+/** The caller's membership in that clinic (null for a global ADMIN who is not a member). */
+export interface Membership {
+  role: string;
+  isProvider: boolean;
+  status: "approved" | "pending" | "suspended";
+}
+
+/**
+ * The clinic and the caller's membership in one prepared statement: it runs on every
+ * clinic-scoped request, so the SQL is built once per database handle, not per request.
+ */
+function buildMembershipQuery(db: Db) {
+  return db
+    .select({
+      id: clinics.id,
+      name: clinics.name,
+      timezone: clinics.timezone,
+      role: clinicMembers.clinicRole,
+      isProvider: clinicMembers.isProvider,
+      status: clinicMembers.status,
+      versions: sql<string>`(select coalesce(string_agg(v.scope_id::text || '=' || v.version::text, ','), '') from availability_versions v where v.clinic_id = ${clinics.id})`,
+    })
+    .from(clinics)
+    .leftJoin(clinicMembers, and(eq(clinicMembers.clinicId, clinics.id), eq(clinicMembers.userId, sql.placeholder("userId"))))
+    .where(eq(clinics.id, sql.placeholder("clinicId")))
+    .limit(1)
+    .prepare("authorize_clinic");
+}
+const membershipQueries = new WeakMap<Db, ReturnType<typeof buildMembershipQuery>>();
+function membershipQuery(db: Db): ReturnType<typeof buildMembershipQuery> {
+  let query = membershipQueries.get(db);
+  if (!query) {
+    query = buildMembershipQuery(db);
+    membershipQueries.set(db, query);
+  }
+  return query;
+}
+
+/** `scope=version,scope=version` → map. */
+function parseVersions(text: string): Map<string, number> {
+  const versions = new Map<string, number>();
+  if (!text) return versions;
+  for (const pair of text.split(",")) {
+    const at = pair.indexOf("=");
+    versions.set(pair.slice(0, at), Number(pair.slice(at + 1)));
+  }
+  return versions;
+}
+
+/**
+ * Loads the clinic and the caller's membership; refuses with 403 when the caller is not a member
+ * (for any clinic id, existing or not) or ranks below `minRole`. A global ADMIN passes, and gets
+ * 404 for a clinic that does not exist.
+ */
+export async function authorizeClinic(
+  db: Db,
+  caller: Caller,
+  clinicId: string,
+  minRole: MinRole,
+): Promise<{ clinic: ClinicScope; membership: Membership | null }> {
+  const rows = await membershipQuery(db).execute({ clinicId, userId: caller.id });
+  const row = rows[0];
+  const membership: Membership | null =
+    row?.role != null && row.isProvider != null && row.status != null
+      ? { role: row.role, isProvider: row.isProvider, status: row.status }
+      : null;
+  if (caller.isAdmin) {
+    if (!row) throw notFound("clinic");
+  } else {
+    if (!row || !membership) throw forbidden("you are not a member of this clinic");
+    if (!hasRole(membership.role, minRole)) {
+      throw forbidden(`this action needs the ${minRole} role in the clinic`);
+    }
+  }
+  return { clinic: { id: row.id, name: row.name, timezone: row.timezone, versions: parseVersions(row.versions) }, membership };
+}
+
+/** A clinic that takes online bookings, as its patient routes see it. */
+export interface OnlineClinic extends ClinicScope {
+  patientCancelCutoffMin: number;
+  maxOpenBookingsPerPatient: number;
+}
+
+function buildOnlineClinicQuery(db: Db) {
+  return db
+    .select({
+      id: clinics.id,
+      name: clinics.name,
+      timezone: clinics.timezone,
+      patientCancelCutoffMin: clinics.patientCancelCutoffMin,
+      maxOpenBookingsPerPatient: clinics.maxOpenBookingsPerPatient,
+      versions: sql<string>`(select coalesce(string_agg(v.scope_id::text || '=' || v.version::text, ','), '') from availability_versions v where v.clinic_id = ${clinics.id})`,
+    })
+    .from(clinics)
+    .where(and(eq(clinics.id, sql.placeholder("clinicId")), eq(clinics.onlineBooking, true)))
+    .limit(1)
+    .prepare("authorize_online_booking");
+}
+const onlineClinicQueries = new WeakMap<Db, ReturnType<typeof buildOnlineClinicQuery>>();
+
+/**
+ * The clinic of a patient route: any authenticated user may use it when the clinic takes online
+ * bookings; for any other clinic id, existing or not, 404 (its existence is not revealed, also not
+ * to its members).
+ */
+export async function authorizeOnlineBooking(db: Db, clinicId: string): Promise<OnlineClinic> {
+  let query = onlineClinicQueries.get(db);
+  if (!query) {
+    query = buildOnlineClinicQuery(db);
+    onlineClinicQueries.set(db, query);
+  }
+  const [row] = await query.execute({ clinicId });
+  if (!row) throw notFound("clinic");
+  return { ...row, versions: parseVersions(row.versions) };
+}

@@ -1,0 +1,60 @@
+import { z } from "zod";
+import type { Db } from "@clinic/db";
+import { instantOutput } from "../../schemas/wire.ts";
+import type { ClinicScope } from "../access/index.ts";
+import type { AvailabilityCache } from "./cache.ts";
+import { availabilityWithCache } from "./compute.ts";
+import { resolveDateRange } from "./range.ts";
+
+export const slotOutput = z.object({
+  start: instantOutput,
+  end: instantOutput,
+  start_local: z.string(),
+  provider_ids: z.array(z.string()),
+});
+
+/** The answer of V1 (and O3, the same for patients). */
+export const availabilityOutput = z.object({
+  clinic_id: z.string(),
+  service_id: z.string(),
+  timezone: z.string(),
+  duration_min: z.number().int(),
+  from: z.string(),
+  to: z.string(),
+  slots: z.array(slotOutput),
+});
+export type AvailabilityView = z.infer<typeof availabilityOutput>;
+
+export interface AvailabilityRequest {
+  serviceId: string;
+  providerId?: string | undefined;
+  from?: string | undefined;
+  to?: string | undefined;
+  now: Date;
+  maxSlots: number;
+}
+
+/** The bookable slots of a service in a clinic over a date range (default: a week from today), through the cache. */
+export async function answerAvailability(db: Db, cache: AvailabilityCache, clinic: ClinicScope, request: AvailabilityRequest): Promise<AvailabilityView> {
+  const { fromDate, toDate } = resolveDateRange(request.from, request.to, clinic.timezone, request.now);
+  const { service, slots } = await availabilityWithCache(db, cache, {
+    clinicId: clinic.id,
+    versions: clinic.versions,
+    timeZone: clinic.timezone,
+    serviceId: request.serviceId,
+    providerId: request.providerId,
+    fromDate,
+    toDate,
+    now: request.now,
+    maxSlots: request.maxSlots,
+  });
+  return {
+    clinic_id: clinic.id,
+    service_id: service.id,
+    timezone: clinic.timezone,
+    duration_min: service.durationMin,
+    from: fromDate,
+    to: toDate,
+    slots: slots.map((slot) => ({ start: new Date(slot.start), end: new Date(slot.end), start_local: slot.startLocal, provider_ids: slot.providerIds })),
+  };
+}

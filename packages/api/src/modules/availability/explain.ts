@@ -1,0 +1,102 @@
+import { z } from "zod";
+import type { Db } from "@clinic/db";
+import type { Interval } from "../../domain/intervals.ts";
+import { type Reason, explainStart, reasonCodes } from "../../domain/slots.ts";
+import { formatLocal, formatTimeOfDay, localDateOf } from "../../domain/timezone.ts";
+import { instantOutput } from "../../schemas/wire.ts";
+import { type ClosureInterval, type ServiceInfo, candidatesOf, loadBookableService, loadSchedule } from "./compute.ts";
+
+/** Why a start can or cannot be booked, per candidate provider (docs/availability.md#why-no-slot). */
+export const explanationOutput = z.object({
+  start: instantOutput,
+  end: instantOutput,
+  bookable: z.boolean(),
+  providers: z.array(
+    z.object({
+      provider_id: z.string(),
+      provider_name: z.string(),
+      bookable: z.boolean(),
+      reasons: z.array(z.object({ code: z.enum(reasonCodes), detail: z.string(), appointment_id: z.string().optional() })),
+    }),
+  ),
+});
+export type ExplanationView = z.infer<typeof explanationOutput>;
+
+export interface ExplainQuery {
+  clinicId: string;
+  timeZone: string;
+  serviceId: string;
+  providerId?: string | undefined;
+  start: Date;
+  now: Date;
+  /** Whether the caller may see which appointment blocks a start (STAFF and above). */
+  showAppointments: boolean;
+}
+
+/** The sentence of one reason, in the clinic's wall-clock time. */
+function detailOf(reason: Reason, service: ServiceInfo, timeZone: string, date: string, status: string, now: Date): string {
+  const local = (ms: number) => formatLocal(ms, timeZone).replace("T", " ");
+  const time = (ms: number) => formatLocal(ms, timeZone).slice(11);
+  const windows = (list: readonly Interval[] | undefined) =>
+    list && list.length > 0 ? list.map((w) => `${formatTimeOfDay(w.start)}–${formatTimeOfDay(w.end)}`).join(", ") : "closed all day";
+  const span = (i: Interval | undefined) => (i ? `${time(i.start)}–${time(i.end)}` : "");
+  switch (reason.code) {
+    case "IN_PAST":
+      return "the start is not in the future";
+    case "MIN_NOTICE":
+      return `bookable from ${local(now.getTime() + service.minNoticeMin * 60_000)} (${String(service.minNoticeMin)} minutes' notice)`;
+    case "BEYOND_HORIZON":
+      return `bookable at most ${String(service.bookingHorizonDays)} days ahead`;
+    case "PROVIDER_NOT_APPROVED":
+      return `the provider is ${status}`;
+    case "CLINIC_HOURS":
+      return `outside the clinic's hours on ${date} (${windows(reason.windows)})`;
+    case "PROVIDER_HOURS":
+      return `outside the provider's hours on ${date} (${windows(reason.windows)})`;
+    case "OFF_GRID":
+      return `not on the ${String(service.slotStepMin ?? service.durationMin)}-minute grid; nearest starts ${reason.nearest ? `${time(reason.nearest.before)} and ${time(reason.nearest.after)}` : "none"}`;
+    case "CLINIC_CLOSURE":
+    case "PROVIDER_CLOSURE": {
+      const closure = reason.interval as ClosureInterval | undefined;
+      const why = closure?.reason ? ` (${closure.reason})` : "";
+      return `closed ${closure ? `${local(closure.start)} – ${local(closure.end)}` : ""}${why}`;
+    }
+    case "BOOKED":
+      return `booked ${span(reason.interval)}`;
+    case "BUFFER":
+      return `too close to the appointment ${span(reason.interval)} (this service needs ${String(service.bufferBeforeMin)} minutes before and ${String(service.bufferAfterMin)} after, that appointment keeps its own)`;
+  }
+}
+
+/**
+ * Every rule that removes the slot of the service starting at `start`, for every candidate
+ * provider (approved or not), computed by the slot engine on the same data as availability: a
+ * provider is bookable here exactly when availability lists that start for them.
+ */
+export async function explainAvailability(db: Db, query: ExplainQuery): Promise<ExplanationView> {
+  const date = localDateOf(query.start.getTime(), query.timeZone);
+  return db.transaction(
+    async (tx) => {
+      const service = await loadBookableService(tx, query.clinicId, query.serviceId);
+      const candidates = await candidatesOf(tx, query.clinicId, service, query.providerId);
+      const schedule = await loadSchedule(tx, { clinicId: query.clinicId, timeZone: query.timeZone, fromDate: date, toDate: date }, service, candidates);
+      const explanation = explainStart({ ...schedule, nowMs: query.now.getTime() }, query.start.getTime());
+      const byId = new Map(candidates.map((c) => [c.userId, c]));
+      const providers = explanation.providers.map((p) => {
+        const candidate = byId.get(p.providerId);
+        return {
+          provider_id: p.providerId,
+          provider_name: candidate?.fullName ?? "",
+          bookable: p.reasons.length === 0,
+          reasons: p.reasons.map((r) => ({
+            code: r.code,
+            detail: detailOf(r, service, query.timeZone, explanation.date, candidate?.status ?? "", query.now),
+            ...(query.showAppointments && r.bookingId ? { appointment_id: r.bookingId } : {}),
+          })),
+        };
+      });
+      return { start: new Date(explanation.start), end: new Date(explanation.end), bookable: providers.some((p) => p.bookable), providers };
+    },
+    { isolationLevel: "repeatable read", accessMode: "read only" },
+  );
+}

@@ -1,0 +1,199 @@
+import { and, eq, gte, lt, sql } from "drizzle-orm";
+import { z } from "zod";
+import { type AppointmentStatus, appointments, appointmentStatuses, clinicMembers, type Db, services } from "@clinic/db";
+import { DomainError, forbidden, notFound } from "../../errors.ts";
+import { keyset } from "../../pagination.ts";
+import { instantOutput } from "../../schemas/wire.ts";
+import { invalidateAvailability } from "../availability/index.ts";
+import { recordChanges } from "../events/index.ts";
+import { dropReminders } from "./reminders.ts";
+
+/** An appointment as the API shows it. */
+export const appointmentOutput = z.object({
+  id: z.string(),
+  clinic_id: z.string(),
+  service_id: z.string(),
+  service_name: z.string(),
+  provider_id: z.string(),
+  provider_name: z.string(),
+  start: instantOutput,
+  end: instantOutput,
+  status: z.enum(appointmentStatuses),
+  patient: z.object({ name: z.string(), email: z.string().nullable(), phone_e164: z.string().nullable() }),
+  notes: z.string().nullable(),
+  /** The buffers the appointment was booked with (its service's at the time). */
+  buffer_before_min: z.number().int(),
+  buffer_after_min: z.number().int(),
+  created_at: instantOutput,
+  updated_at: instantOutput,
+  canceled_at: instantOutput.nullable(),
+  /** When it was last moved (null until then). */
+  rescheduled_at: instantOutput.nullable(),
+  /** The registered patient it is for (who sees it under /v1/me/appointments), or null. */
+  patient_user_id: z.string().nullable(),
+  /** Who booked it (null for appointments booked before this was recorded). */
+  booked_by_user_id: z.string().nullable(),
+});
+export type AppointmentView = z.infer<typeof appointmentOutput>;
+
+/** The one column list of an appointment: its row plus the service's and provider's names. */
+export const appointmentColumns = {
+  id: appointments.id,
+  clinicId: appointments.clinicId,
+  serviceId: appointments.serviceId,
+  serviceName: services.name,
+  providerId: appointments.providerId,
+  providerName: clinicMembers.fullName,
+  startsAt: appointments.startsAt,
+  endsAt: appointments.endsAt,
+  status: appointments.status,
+  patientName: appointments.patientName,
+  patientEmail: appointments.patientEmail,
+  patientPhone: appointments.patientPhoneE164,
+  notes: appointments.notes,
+  bufferBeforeMin: appointments.bufferBeforeMin,
+  bufferAfterMin: appointments.bufferAfterMin,
+  createdAt: appointments.createdAt,
+  updatedAt: appointments.updatedAt,
+  canceledAt: appointments.canceledAt,
+  rescheduledAt: appointments.rescheduledAt,
+  patientUserId: appointments.patientUserId,
+  bookedByUserId: appointments.bookedByUserId,
+  /** Not shown: the iCalendar SEQUENCE of the appointment in calendar feeds. */
+  revision: appointments.revision,
+};
+
+/** Appointments joined with their service and provider names; add `.where(...)`. */
+export function selectAppointments(db: Db) {
+  return db
+    .select(appointmentColumns)
+    .from(appointments)
+    .innerJoin(services, and(eq(services.clinicId, appointments.clinicId), eq(services.id, appointments.serviceId)))
+    .innerJoin(clinicMembers, and(eq(clinicMembers.clinicId, appointments.clinicId), eq(clinicMembers.userId, appointments.providerId)))
+    .$dynamic();
+}
+export type AppointmentRow = Awaited<ReturnType<typeof selectAppointments>>[number];
+
+export const toAppointment = (row: AppointmentRow): AppointmentView => ({
+  id: row.id,
+  clinic_id: row.clinicId,
+  service_id: row.serviceId,
+  service_name: row.serviceName,
+  provider_id: row.providerId,
+  provider_name: row.providerName,
+  start: row.startsAt,
+  end: row.endsAt,
+  status: row.status,
+  patient: { name: row.patientName, email: row.patientEmail, phone_e164: row.patientPhone },
+  notes: row.notes,
+  buffer_before_min: row.bufferBeforeMin,
+  buffer_after_min: row.bufferAfterMin,
+  created_at: row.createdAt,
+  updated_at: row.updatedAt,
+  canceled_at: row.canceledAt,
+  rescheduled_at: row.rescheduledAt,
+  patient_user_id: row.patientUserId,
+  booked_by_user_id: row.bookedByUserId,
+});
+
+/** Appointments are listed by start, then id. */
+const appointmentPages = keyset<AppointmentRow>(
+  "asc",
+  { column: appointments.startsAt, kind: "instant", of: (r) => r.startsAt },
+  { column: appointments.id, kind: "uuid", of: (r) => r.id },
+);
+
+/** One appointment of the clinic; 404 when absent or in another clinic. */
+export async function getAppointment(db: Db, clinicId: string, id: string): Promise<AppointmentView> {
+  const [row] = await selectAppointments(db).where(and(eq(appointments.clinicId, clinicId), eq(appointments.id, id)));
+  if (!row) throw notFound("appointment");
+  return toAppointment(row);
+}
+
+export interface AppointmentQuery {
+  clinicId: string;
+  /** Starting at or after. */
+  from?: Date | undefined;
+  /** Starting before. */
+  to?: Date | undefined;
+  providerId?: string | undefined;
+  serviceId?: string | undefined;
+  status?: AppointmentStatus | undefined;
+  limit: number;
+  cursor?: string | undefined;
+}
+
+/** The clinic's appointments by start, filtered, keyset-paginated. */
+export async function listAppointments(db: Db, query: AppointmentQuery): Promise<{ appointments: AppointmentView[]; next_cursor: string | null }> {
+  const rows = await selectAppointments(db)
+    .where(
+      and(
+        eq(appointments.clinicId, query.clinicId),
+        query.from ? gte(appointments.startsAt, query.from) : undefined,
+        query.to ? lt(appointments.startsAt, query.to) : undefined,
+        query.providerId ? eq(appointments.providerId, query.providerId) : undefined,
+        query.serviceId ? eq(appointments.serviceId, query.serviceId) : undefined,
+        query.status ? eq(appointments.status, query.status) : undefined,
+        appointmentPages.after(query.cursor),
+      ),
+    )
+    .orderBy(...appointmentPages.orderBy)
+    .limit(query.limit + 1);
+  const { items, next_cursor } = appointmentPages.page(rows, query.limit);
+  return { appointments: items.map(toAppointment), next_cursor };
+}
+
+/**
+ * Who acts on an appointment, and which ones they may change: any of the clinic's (STAFF), the
+ * ones they booked (a custom role; else 403), or the ones booked for them as a patient (else 404:
+ * another patient's appointment is not revealed).
+ */
+export interface AppointmentActor {
+  userId: string;
+  may: "any" | "booked-by-me" | "mine-as-patient";
+  /** For a patient: how many minutes before the start they may still change it (else 409). */
+  cutoffMin?: number;
+  now?: Date;
+}
+
+/** Locks the appointment for a change; 404 when it is not the clinic's, 403 when the actor may not touch it. */
+export async function lockAppointment(db: Db, clinicId: string, id: string, actor: AppointmentActor) {
+  const [row] = await db
+    .select({
+      serviceId: appointments.serviceId,
+      providerId: appointments.providerId,
+      startsAt: appointments.startsAt,
+      endsAt: appointments.endsAt,
+      status: appointments.status,
+      bookedBy: appointments.bookedByUserId,
+      patientUserId: appointments.patientUserId,
+    })
+    .from(appointments)
+    .where(and(eq(appointments.clinicId, clinicId), eq(appointments.id, id)))
+    .for("update");
+  if (!row || (actor.may === "mine-as-patient" && row.patientUserId !== actor.userId)) throw notFound("appointment");
+  if (actor.may === "booked-by-me" && row.bookedBy !== actor.userId) throw forbidden("your role may change only the appointments you booked");
+  if (actor.cutoffMin !== undefined && actor.now && row.status === "booked" && row.startsAt.getTime() - actor.now.getTime() < actor.cutoffMin * 60_000) {
+    throw new DomainError("CANCELLATION_CUTOFF", `changes are possible until ${String(actor.cutoffMin)} minutes before the start; please contact the clinic`, {
+      extra: { cutoff_min: actor.cutoffMin },
+    });
+  }
+  return row;
+}
+
+/** Cancels an appointment (idempotent) and frees its slot. */
+export async function cancelAppointment(db: Db, clinicId: string, id: string, actor: AppointmentActor): Promise<AppointmentView> {
+  return db.transaction(async (tx) => {
+    const row = await lockAppointment(tx, clinicId, id, actor);
+    if (row.status === "canceled") return getAppointment(tx, clinicId, id);
+    await tx
+      .update(appointments)
+      .set({ status: "canceled", canceledAt: sql`now()` })
+      .where(and(eq(appointments.clinicId, clinicId), eq(appointments.id, id)));
+    await invalidateAvailability(tx, clinicId, [row.providerId]);
+    await dropReminders(tx, clinicId, id);
+    const canceled = await getAppointment(tx, clinicId, id);
+    await recordChanges(tx, clinicId, [{ type: "appointment.canceled", data: canceled }]);
+    return canceled;
+  });
+}

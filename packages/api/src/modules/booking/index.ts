@@ -1,0 +1,6 @@
+// Booking: appointments, booking with idempotency keys, cancelling (docs/availability.md#booking).
+export * from "./appointments.ts";
+export * from "./book.ts";
+export * from "./idempotency.ts";
+export * from "./reschedule.ts";
+export * from "./reminders.ts";

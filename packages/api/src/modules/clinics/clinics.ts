@@ -1,0 +1,103 @@
+import { and, eq, sql } from "drizzle-orm";
+import { z } from "zod";
+import { clinicMembers, clinics, type Db } from "@clinic/db";
+import { notFound, returnedRow } from "../../errors.ts";
+import { keyset } from "../../pagination.ts";
+import { instantOutput } from "../../schemas/wire.ts";
+import type { Caller } from "../access/index.ts";
+import { invalidateAvailability } from "../availability/versions.ts";
+
+export const clinicOutput = z.object({
+  id: z.string(),
+  name: z.string(),
+  timezone: z.string(),
+  /** Patients may book themselves (the /v1/booking routes); docs/patients.md. */
+  online_booking: z.boolean(),
+  /** How many minutes before the start a patient may still cancel or move an appointment. */
+  patient_cancel_cutoff_min: z.number().int(),
+  /** How many future booked appointments one patient may hold in the clinic. */
+  max_open_bookings_per_patient: z.number().int(),
+  /** Minutes before each appointment's start at which an appointment.reminder event is recorded. */
+  reminder_offsets_min: z.array(z.number().int()),
+  created_at: instantOutput,
+  updated_at: instantOutput,
+});
+export type ClinicView = z.infer<typeof clinicOutput>;
+
+type ClinicRow = typeof clinics.$inferSelect;
+
+export const toClinic = (row: ClinicRow): ClinicView => ({
+  id: row.id,
+  name: row.name,
+  timezone: row.timezone,
+  online_booking: row.onlineBooking,
+  patient_cancel_cutoff_min: row.patientCancelCutoffMin,
+  max_open_bookings_per_patient: row.maxOpenBookingsPerPatient,
+  reminder_offsets_min: row.reminderOffsetsMin,
+  created_at: row.createdAt,
+  updated_at: row.updatedAt,
+});
+
+const clinicPages = keyset<ClinicRow>("asc", { column: clinics.name, kind: "text", of: (r) => r.name }, { column: clinics.id, kind: "uuid", of: (r) => r.id });
+
+/** The settings of a clinic, as the API names them. */
+export interface ClinicSettings {
+  name?: string | undefined;
+  timezone?: string | undefined;
+  online_booking?: boolean | undefined;
+  patient_cancel_cutoff_min?: number | undefined;
+  max_open_bookings_per_patient?: number | undefined;
+  reminder_offsets_min?: number[] | undefined;
+}
+
+const columnsOf = (settings: ClinicSettings) => ({
+  name: settings.name,
+  timezone: settings.timezone,
+  onlineBooking: settings.online_booking,
+  patientCancelCutoffMin: settings.patient_cancel_cutoff_min,
+  maxOpenBookingsPerPatient: settings.max_open_bookings_per_patient,
+  reminderOffsetsMin: settings.reminder_offsets_min ? [...new Set(settings.reminder_offsets_min)].sort((a, b) => b - a) : undefined,
+});
+
+/** Creates a clinic (the caller has been checked to be a global ADMIN). */
+export async function createClinic(db: Db, input: ClinicSettings & { name: string }): Promise<ClinicView> {
+  return toClinic(returnedRow(await db.insert(clinics).values({ ...columnsOf(input), name: input.name }).returning(), "clinic"));
+}
+
+/** Clinics by name: every clinic for a global ADMIN, else the caller's own; keyset-paginated. */
+export async function listClinics(db: Db, caller: Caller, page: { limit: number; cursor?: string | undefined }) {
+  const memberOf = caller.isAdmin
+    ? undefined
+    : sql`exists (select 1 from ${clinicMembers} where ${clinicMembers.clinicId} = ${clinics.id} and ${clinicMembers.userId} = ${caller.id})`;
+  const rows = await db
+    .select()
+    .from(clinics)
+    .where(and(memberOf, clinicPages.after(page.cursor)))
+    .orderBy(...clinicPages.orderBy)
+    .limit(page.limit + 1);
+  const { items, next_cursor } = clinicPages.page(rows, page.limit);
+  return { clinics: items.map(toClinic), next_cursor };
+}
+
+/** Reads one clinic (the caller has been authorised for it). */
+export async function getClinic(db: Db, clinicId: string): Promise<ClinicView> {
+  const [row] = await db.select().from(clinics).where(eq(clinics.id, clinicId));
+  if (!row) throw notFound("clinic");
+  return toClinic(row);
+}
+
+/** Changes a clinic's settings; a new zone moves every wall-clock period, so availability is invalidated. */
+export async function updateClinic(db: Db, clinicId: string, patch: ClinicSettings): Promise<ClinicView> {
+  return db.transaction(async (tx) => {
+    const [before] = await tx.select({ timezone: clinics.timezone }).from(clinics).where(eq(clinics.id, clinicId)).for("update");
+    if (!before) throw notFound("clinic");
+    const [row] = await tx
+      .update(clinics)
+      .set(columnsOf(patch))
+      .where(eq(clinics.id, clinicId))
+      .returning();
+    if (!row) throw notFound("clinic");
+    if (row.timezone !== before.timezone) await invalidateAvailability(tx, clinicId, [clinicId]);
+    return toClinic(row);
+  });
+}

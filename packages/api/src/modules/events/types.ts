@@ -1,0 +1,12 @@
+/** What happened (docs/events.md#events): the types recorded in the feed. */
+export const eventTypes = [
+  "appointment.booked",
+  "appointment.canceled",
+  "appointment.rescheduled",
+  "appointment.reminder",
+  "provider.status_changed",
+  "service.created",
+  "service.updated",
+  "service.deleted",
+] as const;
+export type EventType = (typeof eventTypes)[number];

@@ -1,0 +1,2 @@
+// Clinic memberships: members, their roles and the provider flag (docs/architecture.md#members).
+export * from "./members.ts";

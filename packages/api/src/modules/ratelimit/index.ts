@@ -1,0 +1,2 @@
+// Rate limits that hold across server processes (docs/patients.md#rate-limit).
+export * from "./counters.ts";

@@ -1,0 +1,77 @@
+import type { TRPCRouterRecord } from "@trpc/server";
+import { z } from "zod";
+import { answerAvailability, availabilityOutput } from "../modules/availability/index.ts";
+import { appointmentOutput, bookAppointment } from "../modules/booking/index.ts";
+import { onlineClinicOutput, onlineServiceOutput, onlineServices, toOnlineClinic } from "../modules/patients/index.ts";
+import { bookingErrors, bookingTarget, selfPatientInput } from "../schemas/booking.ts";
+import { uuid } from "../schemas/wire.ts";
+import { bookingWriteProcedure, onlineBookingProcedure } from "../trpc.ts";
+import { availabilityInput } from "./availability.ts";
+
+const tags = ["online booking"] as const;
+const clinicPath = "/v1/booking/clinics/:clinic_id";
+
+/** O1–O4: a clinic's booking page, for any authenticated user; 404 for clinics without online booking. */
+export const onlineBookingRouter = {
+  clinic: onlineBookingProcedure()
+    .meta({ rest: { method: "GET", path: clinicPath, summary: "The clinic a patient books with: name, time zone, cancellation cutoff", tags } })
+    .input(z.object({ clinic_id: uuid }))
+    .output(onlineClinicOutput)
+    .query(({ ctx }) => toOnlineClinic(ctx.clinic)),
+
+  services: onlineBookingProcedure()
+    .meta({ rest: { method: "GET", path: `${clinicPath}/services`, summary: "The clinic's bookable services, by name", tags } })
+    .input(z.object({ clinic_id: uuid }))
+    .output(z.object({ services: z.array(onlineServiceOutput) }))
+    .query(async ({ ctx }) => ({ services: await onlineServices(ctx.db, ctx.clinic.id) })),
+
+  availability: onlineBookingProcedure()
+    .meta({ rest: { method: "GET", path: `${clinicPath}/availability`, summary: "Bookable slots of a service, as GET /v1/availability", tags, errors: ["NOT_A_PROVIDER", "SERVICE_INACTIVE"] } })
+    .input(availabilityInput)
+    .output(availabilityOutput)
+    .query(({ ctx, input }) =>
+      answerAvailability(ctx.db, ctx.availabilityCache, ctx.clinic, {
+        serviceId: input.service_id,
+        providerId: input.provider_id,
+        from: input.from,
+        to: input.to,
+        now: ctx.now(),
+        maxSlots: ctx.limits.maxSlotsPerAnswer,
+      }),
+    ),
+
+  book: onlineBookingProcedure(bookingWriteProcedure)
+    .meta({
+      rest: {
+        method: "POST",
+        path: `${clinicPath}/appointments`,
+        status: 201,
+        headers: { "idempotency-key": "idempotency_key" },
+        summary: "Book for yourself (the e-mail is your token's; you hold at most the clinic's maximum of upcoming appointments)",
+        tags,
+        errors: [...bookingErrors, "BOOKING_LIMIT", "RATE_LIMITED"],
+      },
+    })
+    .input(z.strictObject({ clinic_id: uuid, ...bookingTarget, patient: selfPatientInput }))
+    .output(appointmentOutput)
+    .mutation(async ({ ctx, input }) => {
+      const { appointment } = await bookAppointment(
+        ctx.db,
+        {
+          clinicId: ctx.clinic.id,
+          timeZone: ctx.clinic.timezone,
+          userId: ctx.user.id,
+          serviceId: input.service_id,
+          start: input.start,
+          providerId: input.provider_id,
+          patient: { name: input.patient.name, email: ctx.user.email, phone_e164: input.patient.phone_e164 ?? ctx.user.phoneE164 ?? undefined },
+          notes: input.notes,
+          idempotencyKey: input.idempotency_key,
+          patientUserId: ctx.user.id,
+          openBookingLimit: ctx.clinic.maxOpenBookingsPerPatient,
+        },
+        ctx.now(),
+      );
+      return appointment;
+    }),
+} satisfies TRPCRouterRecord;

@@ -1,0 +1,19 @@
+// The jobs this service runs in the background, composed once (docs/events.md#jobs): webhook
+// delivery attempts and appointment reminders, on the durable queue of the service's database.
+import type { DbHandle } from "@clinic/db";
+import { type ReminderJob, runReminder } from "./modules/booking/index.ts";
+import { JobWorkers, queueNames } from "./modules/jobs/index.ts";
+import { type DeliveryJob, type DeliverySettings, runDeliveryAttempt } from "./modules/webhooks/index.ts";
+
+export interface WorkerSettings extends DeliverySettings {
+  pollingIntervalSeconds?: number;
+  onError?: (error: Error) => void;
+}
+
+/** Starts this process's workers; `stop()` waits for running jobs. */
+export async function startWorkers(handle: DbHandle, settings: WorkerSettings): Promise<JobWorkers> {
+  const workers = new JobWorkers(handle, { pollingIntervalSeconds: settings.pollingIntervalSeconds, onError: settings.onError });
+  await workers.work<DeliveryJob>(queueNames.webhookDelivery, (job) => runDeliveryAttempt(handle.db, job.data, settings));
+  await workers.work<ReminderJob>(queueNames.appointmentReminder, (job) => runReminder(handle.db, job.data));
+  return workers;
+}

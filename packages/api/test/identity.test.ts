@@ -1,0 +1,42 @@
+import { eq } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { clinicMembers, users } from "@clinic/db";
+import { UserProvisioner } from "../src/modules/identity/index.ts";
+import { clinicFixture, codeOf, createUser, useTestDatabase } from "../testing/index.ts";
+
+const t = useTestDatabase();
+const claimsOf = (sub: string, email: string) => ({ sub, email });
+
+describe("user provisioning", () => {
+  it("re-keys a placeholder invited by e-mail to the sub of the person's first token", async () => {
+    const c = await clinicFixture(t.db);
+    const email = `invited-${crypto.randomUUID()}@test.example`;
+    const invited = await c.asAdmin.members.add({ clinic_id: c.clinicId, email, full_name: "Invited" });
+    const sub = crypto.randomUUID();
+    await new UserProvisioner().provision(t.db, claimsOf(sub, email.toUpperCase()));
+    const [membership] = await t.db.select().from(clinicMembers).where(eq(clinicMembers.id, invited.id));
+    expect(membership?.userId).toBe(sub);
+  });
+
+  it("joins an invitation by e-mail to an identity invited by id elsewhere", async () => {
+    const a = await clinicFixture(t.db);
+    const b = await clinicFixture(t.db);
+    const sub = crypto.randomUUID();
+    const email = `both-${crypto.randomUUID()}@test.example`;
+    // A invites the person by id before B invites the same person by e-mail (a second placeholder).
+    await a.asAdmin.members.add({ clinic_id: a.clinicId, user_id: sub, email: `other-${crypto.randomUUID()}@test.example`, full_name: "By Id" });
+    const inB = await b.asAdmin.members.add({ clinic_id: b.clinicId, email, full_name: "By E-mail" });
+    expect(inB.user_id).not.toBe(sub);
+    await new UserProvisioner().provision(t.db, claimsOf(sub, email));
+    const memberships = await t.db.select({ clinicId: clinicMembers.clinicId }).from(clinicMembers).where(eq(clinicMembers.userId, sub));
+    expect(memberships.map((m) => m.clinicId).sort()).toEqual([a.clinicId, b.clinicId].sort());
+    const [user] = await t.db.select().from(users).where(eq(users.id, sub));
+    expect(user?.email).toBe(email);
+  });
+
+  it("refuses a token whose e-mail belongs to someone who has signed in", async () => {
+    const owner = await createUser(t.db);
+    await new UserProvisioner().provision(t.db, claimsOf(owner.id, owner.email));
+    expect(await codeOf(new UserProvisioner().provision(t.db, claimsOf(crypto.randomUUID(), owner.email)))).toBe("UNAUTHENTICATED");
+  });
+});

@@ -1,0 +1,32 @@
+/** What a rejected procedure call carries. */
+export interface Rejection {
+  domainCode: string;
+  message: string;
+  extra?: Record<string, unknown>;
+}
+
+function isRejection(error: unknown): error is Rejection {
+  return typeof error === "object" && error !== null && "domainCode" in error && typeof error.domainCode === "string";
+}
+
+/** Whatever the promise rejected with (fails the test when it resolves). */
+export async function failureOf(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error("expected the call to fail");
+}
+
+/** A procedure's rejection, for assertions on code, detail and extra members. */
+export async function rejectionOf(promise: Promise<unknown>): Promise<Rejection> {
+  const error = await failureOf(promise);
+  if (isRejection(error)) return error;
+  throw error;
+}
+
+/** The API error code of whatever the promise rejected with (fails the test when it resolves). */
+export async function codeOf(promise: Promise<unknown>): Promise<string> {
+  return (await rejectionOf(promise)).domainCode;
+}

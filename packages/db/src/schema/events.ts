@@ -1,0 +1,138 @@
+import { sql } from "drizzle-orm";
+import { bigint, boolean, check, foreignKey, index, integer, jsonb, pgTable, primaryKey, text, unique, uuid } from "drizzle-orm/pg-core";
+import { clinicMembers, clinics } from "./clinics.ts";
+import { instant, tenantRowId, timestamps } from "./columns.ts";
+
+/**
+ * The last event number of each clinic. Recording events locks the clinic's row until the
+ * transaction ends, so numbers are handed out in commit order and a reader that has seen number n
+ * has seen every committed event below it (docs/events.md#a-gap-free-feed).
+ */
+export const eventCounters = pgTable("event_counters", {
+  clinicId: uuid("clinic_id")
+    .primaryKey()
+    .references(() => clinics.id, { onDelete: "cascade" }),
+  lastSeq: bigint("last_seq", { mode: "number" }).notNull().default(0),
+});
+
+/** What happened in a clinic, in commit order (`seq`), with the resource after the change. */
+export const events = pgTable(
+  "events",
+  {
+    clinicId: uuid("clinic_id")
+      .notNull()
+      .references(() => clinics.id, { onDelete: "cascade" }),
+    seq: bigint("seq", { mode: "number" }).notNull(),
+    id: tenantRowId(),
+    type: text("type").notNull(),
+    occurredAt: instant("occurred_at").notNull().defaultNow(),
+    data: jsonb("data").$type<Record<string, unknown>>().notNull(),
+  },
+  (t) => [
+    primaryKey({ name: "events_pkey", columns: [t.clinicId, t.seq] }),
+    unique("events_clinic_id_key").on(t.clinicId, t.id),
+    index("events_clinic_type_seq_idx").on(t.clinicId, t.type, t.seq),
+  ],
+);
+
+/** A clinic's webhook subscription (docs/events.md#webhooks). The secret signs every delivery. */
+export const webhooks = pgTable(
+  "webhooks",
+  {
+    id: tenantRowId(),
+    clinicId: uuid("clinic_id")
+      .notNull()
+      .references(() => clinics.id, { onDelete: "cascade" }),
+    url: text("url").notNull(),
+    eventTypes: text("event_types").array().notNull(),
+    description: text("description"),
+    active: boolean("active").notNull().default(true),
+    secret: text("secret").notNull(),
+    ...timestamps("webhooks"),
+  },
+  (t) => [
+    primaryKey({ name: "webhooks_pkey", columns: [t.clinicId, t.id] }),
+    check("webhooks_url_length", sql`char_length(${t.url}) between 8 and 2048`),
+    check("webhooks_description_length", sql`${t.description} is null or char_length(${t.description}) <= 500`),
+  ],
+);
+
+export const deliveryStatuses = ["pending", "succeeded", "failed"] as const;
+export type DeliveryStatus = (typeof deliveryStatuses)[number];
+
+/** One event for one webhook: what is sent, and its attempts so far (the job queue runs them). */
+export const webhookDeliveries = pgTable(
+  "webhook_deliveries",
+  {
+    id: tenantRowId(),
+    clinicId: uuid("clinic_id").notNull(),
+    webhookId: uuid("webhook_id").notNull(),
+    eventId: uuid("event_id").notNull(),
+    eventType: text("event_type").notNull(),
+    /** The event as delivered (the same body on every attempt). */
+    payload: jsonb("payload").$type<Record<string, unknown>>().notNull(),
+    status: text("status", { enum: deliveryStatuses }).notNull().default("pending"),
+    attempts: integer("attempts").notNull().default(0),
+    lastStatusCode: integer("last_status_code"),
+    lastError: text("last_error"),
+    nextAttemptAt: instant("next_attempt_at"),
+    /** The queued job of the next attempt, while there is one. */
+    jobId: uuid("job_id"),
+    ...timestamps("webhook_deliveries"),
+  },
+  (t) => [
+    primaryKey({ name: "webhook_deliveries_pkey", columns: [t.clinicId, t.id] }),
+    unique("webhook_deliveries_event_key").on(t.clinicId, t.webhookId, t.eventId),
+    foreignKey({ name: "webhook_deliveries_webhook_fk", columns: [t.clinicId, t.webhookId], foreignColumns: [webhooks.clinicId, webhooks.id] }).onDelete("cascade"),
+    check("webhook_deliveries_status_check", sql`${t.status} in ('pending', 'succeeded', 'failed')`),
+    index("webhook_deliveries_webhook_created_idx").on(t.clinicId, t.webhookId, t.createdAt, t.id),
+  ],
+);
+
+/** A calendar subscription: the unguessable token is its credential and is kept only as a hash. */
+export const calendarFeeds = pgTable(
+  "calendar_feeds",
+  {
+    id: tenantRowId(),
+    clinicId: uuid("clinic_id")
+      .notNull()
+      .references(() => clinics.id, { onDelete: "cascade" }),
+    providerId: uuid("provider_id"),
+    includePatientNames: boolean("include_patient_names").notNull().default(false),
+    tokenHash: text("token_hash").notNull(),
+    createdAt: instant("created_at").notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ name: "calendar_feeds_pkey", columns: [t.clinicId, t.id] }),
+    unique("calendar_feeds_token_key").on(t.clinicId, t.tokenHash),
+    foreignKey({ name: "calendar_feeds_provider_fk", columns: [t.clinicId, t.providerId], foreignColumns: [clinicMembers.clinicId, clinicMembers.userId] })
+      .onUpdate("cascade")
+      .onDelete("cascade"),
+  ],
+);
+
+export const reminderStatuses = ["planned", "sent", "dropped"] as const;
+
+/**
+ * The reminders of appointments: one per appointment, offset and planned start, with the queued
+ * job that records it. A reminder is recorded once: its row is locked and marked sent in the
+ * transaction that records the event.
+ */
+export const appointmentReminders = pgTable(
+  "appointment_reminders",
+  {
+    clinicId: uuid("clinic_id")
+      .notNull()
+      .references(() => clinics.id, { onDelete: "cascade" }),
+    appointmentId: uuid("appointment_id").notNull(),
+    offsetMin: integer("offset_min").notNull(),
+    startsAt: instant("starts_at").notNull(),
+    jobId: uuid("job_id").notNull(),
+    status: text("status", { enum: reminderStatuses }).notNull().default("planned"),
+    ...timestamps("appointment_reminders"),
+  },
+  (t) => [
+    primaryKey({ name: "appointment_reminders_pkey", columns: [t.clinicId, t.appointmentId, t.offsetMin, t.startsAt] }),
+    check("appointment_reminders_status_check", sql`${t.status} in ('planned', 'sent', 'dropped')`),
+  ],
+);
