@@ -1,7 +1,9 @@
 // `pnpm bench`: the slot-engine benchmark, and HTTP benchmarks on PostgreSQL (DATABASE_URL, or
-// the local server's `postgres` database) with autocannon in-process. Prints a table and writes
+// the local server's `postgres` database; `--db URL` once per database to compare several) with
+// autocannon in-process. Prints a table and writes
 // bench-results/bench.json. A benchmark never fails on a timing; it reports what it measured.
 import { mkdir, writeFile } from "node:fs/promises";
+import { loadavg } from "node:os";
 import autocannon from "autocannon";
 import { sql } from "drizzle-orm";
 import { createTokenVerifier, mintToken } from "@clinic/api";
@@ -148,14 +150,32 @@ async function main() {
   console.log(table(["case", "ops/s", "ms/op", "slots"], engine.map((r) => [r.name, r.opsPerSec, r.msPerOp, r.slots])));
   console.log("targets: reference ≥ 5,000/s, union ≥ 1,000/s, large ≤ 20 ms\n");
 
-  const databaseUrl = loadConfig().databaseUrl ?? "postgres://postgres@127.0.0.1:5432/postgres";
-  console.log(`HTTP on PostgreSQL (${databaseUrl.replace(/\/\/[^@]*@/, "//")}), autocannon, 20 connections, ${String(seconds)} s each...`);
-  const http = await httpBench(databaseUrl);
-  console.log(table(["route", "req/s", "p50 ms", "p99 ms", "non-2xx"], http.rows.map((r) => [r.name, r.reqPerSec, r.p50ms, r.p99ms, r.non2xx])));
-  const select1 = http.rows[1]?.reqPerSec ?? 1;
-  const hit = http.rows[2]?.reqPerSec ?? 0;
-  console.log(`\ncache hit / one-query route: ${(hit / select1 * 100).toFixed(0)}% (target ≥ 70%)`);
-  console.log(`hot slot, 50 simultaneous bookings: ${String(http.hotSlot.created)} created, ${String(http.hotSlot.conflicts)} × 409, ${String(http.hotSlot.other)} other (target exactly 1 created)`);
+  // `--db URL` (repeatable) runs the HTTP benchmarks on each database in turn, in this one sitting,
+  // e.g. plain PostgreSQL beside a Citus coordinator (docs/scale-out.md#figures).
+  const urls = process.argv.flatMap((arg, i) => (arg === "--db" ? [process.argv[i + 1] ?? ""] : arg.startsWith("--db=") ? [arg.slice(5)] : []));
+  if (urls.length === 0) urls.push(loadConfig().databaseUrl ?? "postgres://postgres@127.0.0.1:5432/postgres");
+  const http: { url: string; rows: HttpRow[]; hotSlot: { created: number; conflicts: number; other: number } }[] = [];
+  for (const databaseUrl of urls) {
+    const shown = databaseUrl.replace(/\/\/[^@]*@/, "//");
+    console.log(`HTTP on ${shown}, autocannon, 20 connections, ${String(seconds)} s each (load average ${loadavg().map((l) => l.toFixed(2)).join(" ")})...`);
+    const result = await httpBench(databaseUrl);
+    http.push({ url: shown, ...result });
+    console.log(table(["route", "req/s", "p50 ms", "p99 ms", "non-2xx"], result.rows.map((r) => [r.name, r.reqPerSec, r.p50ms, r.p99ms, r.non2xx])));
+    const select1 = result.rows[1]?.reqPerSec ?? 1;
+    const hit = result.rows[2]?.reqPerSec ?? 0;
+    console.log(`\ncache hit / one-query route: ${(hit / select1 * 100).toFixed(0)}% (target ≥ 70%)`);
+    console.log(`hot slot, 50 simultaneous bookings: ${String(result.hotSlot.created)} created, ${String(result.hotSlot.conflicts)} × 409, ${String(result.hotSlot.other)} other (target exactly 1 created)\n`);
+  }
+  const [first, ...others] = http;
+  if (first && others.length > 0) {
+    console.log(`Side by side (req/s, and as a ratio of the first database's figure in this run):`);
+    console.log(
+      table(
+        ["route", ...http.map((h) => h.url)],
+        first.rows.map((row, i) => [row.name, ...http.map((h) => `${String(h.rows[i]?.reqPerSec ?? 0)} (${((h.rows[i]?.reqPerSec ?? 0) / Math.max(row.reqPerSec, 1)).toFixed(2)}×)`)]),
+      ),
+    );
+  }
 
   await mkdir("bench-results", { recursive: true });
   await writeFile("bench-results/bench.json", JSON.stringify({ at: new Date().toISOString(), engine, http }, null, 2));

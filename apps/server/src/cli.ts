@@ -47,7 +47,10 @@ async function main(argv: string[]): Promise<number> {
   if (command === "migrate") {
     const database = await openDatabase({ url: config.databaseUrl, pgliteDir: config.pgliteDir });
     try {
-      const applied = await migrate(database.db, { onApply: (tag) => { console.log(`applied ${tag}`); } });
+      const applied = await migrate(database.db, {
+        onApply: (tag) => { console.log(`applied ${tag}`); },
+        onDistribute: (tables) => { console.log(`distributed on Citus: ${tables.join(", ")}`); },
+      });
       await installJobQueue(database);
       console.log(applied.length > 0 ? `${applied.length} migration(s) applied` : "up to date");
     } finally {

@@ -20,7 +20,10 @@ interface Prepared {
 
 /** Once per start, before any process serves: migrations, the job queue's schema, the demo clinic. */
 async function prepare(config: Config, database: DbHandle): Promise<DemoInfo | undefined> {
-  const applied = await migrate(database.db, { onApply: (tag) => { console.log(`  applied migration ${tag}`); } });
+  const applied = await migrate(database.db, {
+    onApply: (tag) => { console.log(`  applied migration ${tag}`); },
+    onDistribute: (tables) => { console.log(`  distributed ${tables.length} tables on Citus`); },
+  });
   console.log(applied.length > 0 ? `Migrations applied: ${applied.length}` : "Database schema is up to date");
   await installJobQueue(database);
   if (config.demo === "on" || (config.demo === "auto" && !config.databaseUrl && (await isEmpty(database.db)))) {

@@ -7,8 +7,8 @@ import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { addService, bookableClinic, testSecret } from "@clinic/api/testing";
-import { sql } from "drizzle-orm";
-import { type DbHandle, openDatabase } from "@clinic/db";
+import type { DbHandle } from "@clinic/db";
+import { createScratchDatabase, type ScratchDatabase } from "@clinic/db/testing";
 
 const databaseUrl = inject("databaseUrl");
 const root = fileURLToPath(new URL("../../../", import.meta.url));
@@ -50,25 +50,23 @@ function call(agent: Agent, port: number, options: { method: string; path: strin
 
 describe.skipIf(!databaseUrl)("WORKERS=2", () => {
   let server: ChildProcess;
-  let admin: DbHandle;
+  let scratch: ScratchDatabase;
   let handle: DbHandle;
   let port = 0;
   let output = "";
-  // A database of its own: the server's job workers must not take other test files' jobs.
-  const name = `clinic_workers_${String(process.pid)}_${String(Date.now())}`;
-  const url = new URL(databaseUrl ?? "postgres://localhost/none");
-  url.pathname = `/${name}`;
 
   beforeAll(async () => {
-    admin = await openDatabase({ url: databaseUrl, poolMax: 1 });
-    await admin.db.execute(sql.raw(`create database ${name}`));
+    // A database of its own (on Citus, a Citus database): the server's job workers must not take
+    // other test files' jobs.
+    scratch = await createScratchDatabase(databaseUrl, "clinic_workers");
+    const url = scratch.url ?? "";
     port = await freePort();
     // Node itself with tsx's loader (no wrapper process between the test and the primary), in a
     // process group of its own so that nothing outlives the test.
     server = spawn(process.execPath, ["--import", "tsx", "apps/server/src/main.ts"], {
       cwd: root,
       detached: true,
-      env: { PATH: process.env.PATH, DATABASE_URL: url.toString(), WORKERS: "2", PORT: String(port), HOST: "127.0.0.1", JWT_SECRET: testSecret, DEMO: "off", LOG_LEVEL: "warn" },
+      env: { PATH: process.env.PATH, DATABASE_URL: url, WORKERS: "2", PORT: String(port), HOST: "127.0.0.1", JWT_SECRET: testSecret, DEMO: "off", LOG_LEVEL: "warn" },
       stdio: ["ignore", "pipe", "pipe"],
     });
     server.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
@@ -79,13 +77,12 @@ describe.skipIf(!databaseUrl)("WORKERS=2", () => {
       await new Promise((r) => setTimeout(r, 100));
     }
     // The server migrated it; the test's own pool writes the fixtures.
-    handle = await openDatabase({ url: url.toString(), poolMax: 2 });
+    handle = await scratch.open({ poolMax: 2 });
   }, 90_000);
   afterAll(async () => {
     if (server.exitCode === null && server.pid !== undefined) process.kill(-server.pid, "SIGKILL");
     await handle.close();
-    await admin.db.execute(sql.raw(`drop database if exists ${name} with (force)`));
-    await admin.close();
+    await scratch.drop();
   });
 
   it("serves from two processes; a booking through one is visible through the other; SIGTERM stops both", async () => {

@@ -1,8 +1,8 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { clinicMembers, users } from "@clinic/db";
+import { appointments, clinicMembers, services, users, workHours } from "@clinic/db";
 import { UserProvisioner } from "../src/modules/identity/index.ts";
-import { clinicFixture, codeOf, createUser, useTestDatabase } from "../testing/index.ts";
+import { addHours, addService, callerFor, clinicFixture, codeOf, createUser, pinnedNow, useTestDatabase } from "../testing/index.ts";
 
 const t = useTestDatabase();
 const claimsOf = (sub: string, email: string) => ({ sub, email });
@@ -16,6 +16,29 @@ describe("user provisioning", () => {
     await new UserProvisioner().provision(t.db, claimsOf(sub, email.toUpperCase()));
     const [membership] = await t.db.select().from(clinicMembers).where(eq(clinicMembers.id, invited.id));
     expect(membership?.userId).toBe(sub);
+  });
+
+  it("moves an invited provider's hours, services and appointments to the person, keeping the membership id", async () => {
+    const c = await clinicFixture(t.db);
+    const email = `provider-${crypto.randomUUID()}@test.example`;
+    const invited = await c.asAdmin.members.add({ clinic_id: c.clinicId, email, full_name: "Invited Provider", is_provider: true });
+    await c.asAdmin.providers.approve({ clinic_id: c.clinicId, user_id: invited.user_id });
+    await addHours(t.db, c.clinicId, null, [1, 2, 3, 4, 5], "09:00", "17:00");
+    await addHours(t.db, c.clinicId, invited.user_id, [1, 2, 3, 4, 5], "09:00", "17:00");
+    const serviceId = await addService(t.db, c.clinicId, { providerId: invited.user_id });
+    const staff = callerFor(t.db, c.staff, { now: pinnedNow });
+    const booked = await staff.appointments.book({ clinic_id: c.clinicId, service_id: serviceId, start: "2027-03-02T10:00:00Z", patient: { name: "Pat" } });
+    const sub = crypto.randomUUID();
+    await new UserProvisioner().provision(t.db, claimsOf(sub, email));
+    const [membership] = await t.db.select().from(clinicMembers).where(eq(clinicMembers.id, invited.id));
+    expect(membership?.userId).toBe(sub);
+    const [service] = await t.db.select().from(services).where(eq(services.id, serviceId));
+    expect(service?.providerId).toBe(sub);
+    const [appointment] = await t.db.select().from(appointments).where(eq(appointments.id, booked.id));
+    expect(appointment?.providerId).toBe(sub);
+    const hours = await t.db.select().from(workHours).where(eq(workHours.providerId, sub));
+    expect(hours).toHaveLength(5);
+    expect(await t.db.select().from(users).where(eq(users.id, invited.user_id))).toEqual([]);
   });
 
   it("joins an invitation by e-mail to an identity invited by id elsewhere", async () => {

@@ -38,6 +38,8 @@ export interface DbOptions {
   pgliteLoad?: Blob | undefined;
   /** postgres.js pool size. */
   poolMax?: number | undefined;
+  /** Called with every statement run through Drizzle and its parameters (tests that inspect plans). */
+  onQuery?: ((text: string, parameters: unknown[]) => void) | undefined;
 }
 
 const pgliteExtensions = { btree_gist, pg_trgm, unaccent };
@@ -56,7 +58,7 @@ export async function openDatabase(options: DbOptions): Promise<DbHandle> {
       backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 0.5),
       idle_timeout: 30,
     });
-    return handleOf(drizzlePostgres({ client, schema }), "postgres", options.poolMax ?? 10, {
+    return handleOf(drizzlePostgres({ client, schema, ...loggerOf(options) }), "postgres", options.poolMax ?? 10, {
       close: () => client.end({ timeout: 5 }),
       // The simple query protocol runs several statements in one call, on a connection of its own
       // (a script may BEGIN and COMMIT, which postgres.js allows only on a reserved connection).
@@ -64,6 +66,11 @@ export async function openDatabase(options: DbOptions): Promise<DbHandle> {
         const connection = await client.reserve();
         try {
           await connection.unsafe(script).simple();
+        } catch (error) {
+          // A failed script that began a transaction leaves it open and aborted: end it before the
+          // connection goes back to the pool.
+          await connection.unsafe("rollback").simple().catch(() => undefined);
+          throw error;
         } finally {
           connection.release();
         }
@@ -76,13 +83,15 @@ export async function openDatabase(options: DbOptions): Promise<DbHandle> {
     ...(options.pgliteLoad ? { loadDataDir: options.pgliteLoad } : {}),
     extensions: pgliteExtensions,
   });
-  return handleOf(drizzlePglite({ client, schema }), "pglite", 1, {
+  return handleOf(drizzlePglite({ client, schema, ...loggerOf(options) }), "pglite", 1, {
     close: () => client.close(),
     execScript: async (script) => {
       await client.exec(script);
     },
   });
 }
+
+const loggerOf = ({ onQuery }: DbOptions) => (onQuery ? { logger: { logQuery: onQuery } } : {});
 
 function handleOf(db: Db, kind: DbHandle["kind"], poolMax: number, driver: Pick<DbHandle, "close" | "execScript">): DbHandle {
   const ping = async () => {

@@ -19,11 +19,23 @@ export function pgErrorInfo(error: unknown): PgErrorInfo | undefined {
     const code = fieldOf(current, "code");
     if (typeof code === "string" && /^[0-9A-Z]{5}$/.test(code)) {
       const constraint = fieldOf(current, "constraint_name") ?? fieldOf(current, "constraint");
-      return { code, constraint: typeof constraint === "string" ? constraint : undefined };
+      const message = fieldOf(current, "message");
+      if (typeof constraint === "string") return { code, constraint };
+      return { code, constraint: typeof message === "string" ? constraintInMessage(message) : undefined };
     }
     current = fieldOf(current, "cause");
   }
   return undefined;
+}
+
+/**
+ * Citus relays a worker's error as its message only, naming the shard's constraint: the table's
+ * constraint with the shard id appended (`appointments_no_double_booking_102008`); check
+ * constraints keep their name. No constraint of the schema ends in `_<digits>` (a schema test
+ * holds that), so such a suffix is always a shard id.
+ */
+function constraintInMessage(message: string): string | undefined {
+  return /constraint "([^"]+)"/.exec(message)?.[1]?.replace(/_\d+$/, "");
 }
 
 const connectionErrorCodes = new Set([

@@ -3,3 +3,5 @@ export * from "./errors.ts";
 export * from "./migrate.ts";
 export * from "./schema/index.ts";
 export * from "./health.ts";
+export * from "./citus.ts";
+export { upsertStamp } from "./schema/columns.ts";

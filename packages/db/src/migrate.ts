@@ -4,6 +4,7 @@ import { sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "./client.ts";
 import { rowsOf } from "./client.ts";
+import { distributeTables } from "./citus.ts";
 
 /** The committed SQL migrations at the repository root (`drizzle/`). */
 export const migrationsFolder = fileURLToPath(new URL("../../../drizzle/", import.meta.url));
@@ -18,15 +19,20 @@ const journalSchema = z.object({
 /**
  * Applies the pending drizzle-kit migrations in one transaction, under a transaction-scoped
  * advisory lock so that several server processes starting together apply each migration once.
- * Returns the tags that were applied by this call.
+ * Then, on a database with the Citus extension, distributes the tables that are not yet
+ * distributed. `through` stops after that migration (tests of upgrades). Returns the tags that
+ * were applied by this call.
  */
 export async function migrate(
   db: Db,
-  options: { folder?: string; onApply?: (tag: string) => void } = {},
+  options: { folder?: string; through?: string; onApply?: (tag: string) => void; onDistribute?: (tables: string[]) => void } = {},
 ): Promise<string[]> {
   const folder = options.folder ?? migrationsFolder;
   const journal = journalSchema.parse(JSON.parse(await readFile(`${folder}meta/_journal.json`, "utf8")));
-  const entries = [...journal.entries].sort((a, b) => a.idx - b.idx);
+  const sorted = [...journal.entries].sort((a, b) => a.idx - b.idx);
+  const last = options.through === undefined ? sorted.length : sorted.findIndex((e) => e.tag === options.through) + 1;
+  if (last === 0) throw new Error(`no migration ${options.through ?? ""}`);
+  const entries = sorted.slice(0, last);
   return db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`);
     await tx.execute(sql`create table if not exists schema_migrations (
@@ -44,6 +50,12 @@ export async function migrate(
       await tx.execute(sql`insert into schema_migrations (tag) values (${entry.tag})`);
       options.onApply?.(entry.tag);
       applied.push(entry.tag);
+    }
+    // On Citus, the schema is then distributed by clinic (docs/scale-out.md); a no-op elsewhere.
+    // A partial migration (`through`, for upgrade tests) leaves that to the full one.
+    if (options.through === undefined) {
+      const distributed = await distributeTables(tx);
+      if (distributed.length > 0) options.onDistribute?.(distributed);
     }
     return applied;
   });

@@ -1,7 +1,8 @@
 import type {} from "vitest";
 import { readFile, writeFile } from "node:fs/promises";
+import { sql } from "drizzle-orm";
 import type { DbHandle } from "./client.ts";
-import { openDatabase } from "./client.ts";
+import { openDatabase, rowsOf } from "./client.ts";
 import { migrate } from "./migrate.ts";
 
 declare module "vitest" {
@@ -50,4 +51,74 @@ export async function openTestDatabase(options: { url?: string | undefined; temp
   const handle = await openDatabase({});
   await migrate(handle.db);
   return handle;
+}
+
+/** A new, empty database of a test's own, and how to drop it. */
+export interface ScratchDatabase {
+  /** Its connection string; undefined = an in-memory PGlite (open it with `open()`). */
+  readonly url: string | undefined;
+  open(options?: { poolMax?: number }): Promise<DbHandle>;
+  drop(): Promise<void>;
+}
+
+/**
+ * A new empty database beside the test run's: on the same server as `serverUrl` (and, when that
+ * server is a Citus coordinator, on every node of its cluster, with Citus installed and the
+ * workers registered, so that it is a Citus database too); without `serverUrl`, an in-memory
+ * PGlite. For tests that need a database nothing else touches (an upgrade from old migrations,
+ * processes whose job workers must not take other tests' jobs).
+ */
+export async function createScratchDatabase(serverUrl: string | undefined, prefix: string): Promise<ScratchDatabase> {
+  if (!serverUrl) return { url: undefined, open: () => openDatabase({}), drop: () => Promise.resolve() };
+  const name = `${prefix}_${String(process.pid)}_${String(Date.now())}_${String(Math.floor(Math.random() * 1e6))}`;
+  if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`not a plain database name: ${name}`);
+  const urlOf = (database: string, host?: { name: string; port: number }) => {
+    const url = new URL(serverUrl);
+    url.pathname = `/${database}`;
+    if (host) {
+      url.hostname = host.name;
+      url.port = String(host.port);
+    }
+    return url.toString();
+  };
+  const admin = await openDatabase({ url: serverUrl, poolMax: 1 });
+  const nodes: { name: string; port: number }[] = [];
+  try {
+    const [citus] = rowsOf<{ on: boolean }>(await admin.db.execute(sql`select exists (select 1 from pg_extension where extname = 'citus') as on`));
+    if (citus?.on) {
+      nodes.push(...rowsOf<{ name: string; port: number }>(await admin.db.execute(sql`select nodename as name, nodeport as port from pg_dist_node where groupid <> 0 order by nodeport`)));
+    }
+    await admin.db.execute(sql.raw(`create database ${name}`));
+  } finally {
+    await admin.close();
+  }
+  const onNode = async (url: string, work: (handle: DbHandle) => Promise<unknown>) => {
+    const handle = await openDatabase({ url, poolMax: 1 });
+    try {
+      await work(handle);
+    } finally {
+      await handle.close();
+    }
+  };
+  const coordinator = new URL(serverUrl);
+  if (nodes.length > 0) {
+    for (const node of nodes) {
+      await onNode(urlOf("postgres", node), (h) => h.db.execute(sql.raw(`create database ${name}`)));
+      await onNode(urlOf(name, node), (h) => h.db.execute(sql`create extension if not exists citus`));
+    }
+    await onNode(urlOf(name), async (h) => {
+      await h.db.execute(sql`create extension if not exists citus`);
+      await h.db.execute(sql`select citus_set_coordinator_host(${coordinator.hostname}, ${Number(coordinator.port || 5432)})`);
+      for (const node of nodes) await h.db.execute(sql`select citus_add_node(${node.name}, ${node.port})`);
+    });
+  }
+  return {
+    url: urlOf(name),
+    open: (options = {}) => openDatabase({ url: urlOf(name), poolMax: options.poolMax ?? 4 }),
+    drop: async () => {
+      for (const node of [...nodes, { name: coordinator.hostname, port: Number(coordinator.port || 5432) }]) {
+        await onNode(urlOf("postgres", node), (h) => h.db.execute(sql.raw(`drop database if exists ${name} with (force)`)));
+      }
+    },
+  };
 }

@@ -1,20 +1,18 @@
 import { readFile } from "node:fs/promises";
 import { describe, expect, inject, it } from "vitest";
 import { sql } from "drizzle-orm";
-import { migrate, migrationsFolder, openDatabase, rowsOf } from "../src/index.ts";
+import { migrate, migrationsFolder, rowsOf } from "../src/index.ts";
+import { createScratchDatabase } from "../src/testing.ts";
 
 const databaseUrl = inject("databaseUrl");
 
 // Several server processes may start together against one PostgreSQL database.
 describe.skipIf(!databaseUrl)("migrations under concurrent starts (PostgreSQL)", () => {
   it("three processes migrating a fresh database at once apply every migration exactly once", async () => {
-    const admin = await openDatabase({ url: databaseUrl, poolMax: 1 });
-    const name = `clinic_migrate_${String(Date.now())}_${String(Math.floor(Math.random() * 1e6))}`;
-    await admin.db.execute(sql.raw(`create database ${name}`));
+    // A database of its own (on Citus, a Citus database: the migrations then distribute it too).
+    const scratch = await createScratchDatabase(databaseUrl, "clinic_migrate");
     try {
-      const url = new URL(databaseUrl ?? "");
-      url.pathname = `/${name}`;
-      const handles = await Promise.all([1, 2, 3].map(() => openDatabase({ url: url.toString(), poolMax: 1 })));
+      const handles = await Promise.all([1, 2, 3].map(() => scratch.open({ poolMax: 1 })));
       try {
         const applied = await Promise.all(handles.map((h) => migrate(h.db)));
         const journal = JSON.parse(await readFile(`${migrationsFolder}meta/_journal.json`, "utf8")) as { entries: { tag: string }[] };
@@ -28,8 +26,7 @@ describe.skipIf(!databaseUrl)("migrations under concurrent starts (PostgreSQL)",
         await Promise.all(handles.map((h) => h.close()));
       }
     } finally {
-      await admin.db.execute(sql.raw(`drop database if exists ${name} with (force)`));
-      await admin.close();
+      await scratch.drop();
     }
   });
 });

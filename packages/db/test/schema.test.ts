@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { sql } from "drizzle-orm";
 import type { DbHandle } from "../src/index.ts";
-import { clinicMembers, clinics, migrate, pgErrorInfo, rowsOf, users, workHours, appointments, services } from "../src/index.ts";
+import { getTableConfig } from "drizzle-orm/pg-core";
+import { clinicMembers, clinics, migrate, pgErrorInfo, placements, rowsOf, schemaTables, users, workHours, appointments, services } from "../src/index.ts";
 import { openTestDatabase } from "../src/testing.ts";
 
 let handle: DbHandle;
@@ -48,6 +49,27 @@ describe("schema", () => {
     expect(first).toBeGreaterThanOrEqual(stamps.now.getTime() - 1);
     expect(second).toBe((first ?? 0) + 1);
     expect(third).toBe((first ?? 0) + 2);
+  });
+
+  it("names no constraint with a trailing _<digits>, which on Citus is a shard id (pgErrorInfo strips it)", async () => {
+    const names = schemaTables().map((table) => getTableConfig(table).name);
+    const rows = rowsOf<{ name: string }>(
+      await handle.db.execute(sql`select conname as name from pg_constraint where conrelid::regclass::text in ${names}`),
+    );
+    expect(rows.length).toBeGreaterThan(50);
+    expect(rows.filter((r) => /_\d+$/.test(r.name))).toEqual([]);
+  });
+
+  it("places every table of the schema on Citus: users on every node, the rest by clinic", () => {
+    const byTable = new Map(placements().map((p) => [p.table, p]));
+    expect(byTable.get("users")).toEqual({ table: "users", kind: "reference" });
+    expect(byTable.get("clinics")).toMatchObject({ kind: "distributed", column: "id" });
+    for (const table of schemaTables()) {
+      const { name, columns } = getTableConfig(table);
+      if (columns.some((c) => c.name === "clinic_id")) expect(byTable.get(name)).toMatchObject({ column: "clinic_id", colocateWith: "clinics" });
+    }
+    expect(placements()[0]?.table).toBe("users");
+    expect(placements()[1]?.table).toBe("clinics");
   });
 
   it("re-running the migrations is a no-op", async () => {

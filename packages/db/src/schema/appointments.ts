@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { check, foreignKey, index, integer, jsonb, pgTable, primaryKey, text, uuid } from "drizzle-orm/pg-core";
 import { clinicMembers, clinics } from "./clinics.ts";
-import { idColumn, instant, timestamps } from "./columns.ts";
+import { instant, tenantRowId, timestamps } from "./columns.ts";
 import { services } from "./services.ts";
 import { users } from "./users.ts";
 
@@ -17,7 +17,7 @@ export type AppointmentStatus = (typeof appointmentStatuses)[number];
 export const appointments = pgTable(
   "appointments",
   {
-    id: idColumn(),
+    id: tenantRowId(),
     clinicId: uuid("clinic_id")
       .notNull()
       .references(() => clinics.id, { onDelete: "cascade" }),
@@ -46,6 +46,7 @@ export const appointments = pgTable(
     revision: integer("revision").notNull().default(0),
   },
   (t) => [
+    primaryKey({ name: "appointments_pkey", columns: [t.clinicId, t.id] }),
     foreignKey({
       name: "appointments_service_fk",
       columns: [t.clinicId, t.serviceId],
@@ -55,7 +56,7 @@ export const appointments = pgTable(
       name: "appointments_provider_fk",
       columns: [t.clinicId, t.providerId],
       foreignColumns: [clinicMembers.clinicId, clinicMembers.userId],
-    }).onUpdate("cascade"),
+    }),
     foreignKey({ name: "appointments_booked_by_fk", columns: [t.bookedByUserId], foreignColumns: [users.id] }).onDelete("set null"),
     foreignKey({ name: "appointments_patient_user_fk", columns: [t.patientUserId], foreignColumns: [users.id] }).onDelete("set null"),
     check("appointments_status_check", sql`${t.status} in ('booked', 'canceled')`),

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { bigint, boolean, check, foreignKey, index, integer, pgTable, primaryKey, text, unique, uuid } from "drizzle-orm/pg-core";
-import { idColumn, instant, timestamps } from "./columns.ts";
+import { idColumn, instant, tenantRowId, timestamps } from "./columns.ts";
 import { users } from "./users.ts";
 
 export const clinics = pgTable(
@@ -32,7 +32,7 @@ export type MemberStatus = (typeof memberStatuses)[number];
 export const clinicMembers = pgTable(
   "clinic_members",
   {
-    id: idColumn(),
+    id: tenantRowId(),
     clinicId: uuid("clinic_id")
       .notNull()
       .references(() => clinics.id, { onDelete: "cascade" }),
@@ -49,10 +49,9 @@ export const clinicMembers = pgTable(
     ...timestamps("clinic_members"),
   },
   (t) => [
+    primaryKey({ name: "clinic_members_pkey", columns: [t.clinicId, t.id] }),
     unique("clinic_members_clinic_user_key").on(t.clinicId, t.userId),
-    foreignKey({ name: "clinic_members_user_fk", columns: [t.userId], foreignColumns: [users.id] })
-      .onUpdate("cascade")
-      .onDelete("cascade"),
+    foreignKey({ name: "clinic_members_user_fk", columns: [t.userId], foreignColumns: [users.id] }).onDelete("cascade"),
     check("clinic_members_status_check", sql`${t.status} in ('approved', 'pending', 'suspended')`),
     check("clinic_members_full_name_length", sql`char_length(${t.fullName}) between 1 and 200`),
     check("clinic_members_email_length", sql`char_length(${t.email}) between 3 and 320`),
@@ -96,8 +95,6 @@ export const clinicPatients = pgTable(
   },
   (t) => [
     primaryKey({ name: "clinic_patients_pkey", columns: [t.clinicId, t.userId] }),
-    foreignKey({ name: "clinic_patients_user_fk", columns: [t.userId], foreignColumns: [users.id] })
-      .onUpdate("cascade")
-      .onDelete("cascade"),
+    foreignKey({ name: "clinic_patients_user_fk", columns: [t.userId], foreignColumns: [users.id] }).onDelete("cascade"),
   ],
 );

@@ -19,12 +19,22 @@ export const tenantRowId = () => uuid("id").notNull().default(sql`gen_random_uui
  * every update through Drizzle (updates and upserts alike, unless a statement sets it itself),
  * strictly later than its previous value, so an `if_updated_at` read before a change never matches
  * after it, even for two changes within one millisecond. `table` qualifies the column, which an
- * upsert's SET needs.
+ * upsert's SET needs. An upsert sets `updatedAt: upsertStamp(table)` itself: on Citus the SET of
+ * ON CONFLICT DO UPDATE may call no function that is not IMMUTABLE, now() included.
  */
 export const timestamps = (table: string) => ({
   createdAt: instant("created_at").notNull().defaultNow(),
   updatedAt: instant("updated_at")
     .notNull()
     .defaultNow()
-    .$onUpdate(() => sql.raw(`greatest(now(), "${table}"."updated_at" + interval '1 millisecond')`)),
+    // The +1 ms is computed on UTC wall time (an IMMUTABLE operator; `timestamptz + interval` is
+    // only STABLE, which Citus refuses next to a column in an UPDATE). Same instant either way.
+    .$onUpdate(() => sql.raw(`greatest(now(), (("${table}"."updated_at" at time zone 'UTC') + interval '1 millisecond') at time zone 'UTC')`)),
 });
+
+/**
+ * updated_at for the DO UPDATE SET of an upsert: the stamp the inserted row would have had (its
+ * default, now()), kept strictly later than the previous value.
+ */
+export const upsertStamp = (table: string) =>
+  sql.raw(`greatest(excluded."updated_at", (("${table}"."updated_at" at time zone 'UTC') + interval '1 millisecond') at time zone 'UTC')`);

@@ -105,9 +105,7 @@ export const calendarFeeds = pgTable(
   (t) => [
     primaryKey({ name: "calendar_feeds_pkey", columns: [t.clinicId, t.id] }),
     unique("calendar_feeds_token_key").on(t.clinicId, t.tokenHash),
-    foreignKey({ name: "calendar_feeds_provider_fk", columns: [t.clinicId, t.providerId], foreignColumns: [clinicMembers.clinicId, clinicMembers.userId] })
-      .onUpdate("cascade")
-      .onDelete("cascade"),
+    foreignKey({ name: "calendar_feeds_provider_fk", columns: [t.clinicId, t.providerId], foreignColumns: [clinicMembers.clinicId, clinicMembers.userId] }).onDelete("cascade"),
   ],
 );
 

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { type AnyPgColumn, check, date, foreignKey, index, pgTable, primaryKey, smallint, text, unique, uuid } from "drizzle-orm/pg-core";
 import { clinicMembers, clinics } from "./clinics.ts";
-import { idColumn, instant, tenantRowId, timestamps } from "./columns.ts";
+import { instant, tenantRowId, timestamps } from "./columns.ts";
 
 export const scopes = ["clinic", "provider"] as const;
 export type Scope = (typeof scopes)[number];
@@ -25,9 +25,7 @@ function scheduleOwnerConstraints(table: string, t: { clinicId: AnyPgColumn; sco
       name: `${table}_provider_fk`,
       columns: [t.clinicId, t.providerId],
       foreignColumns: [clinicMembers.clinicId, clinicMembers.userId],
-    })
-      .onUpdate("cascade")
-      .onDelete("cascade"),
+    }).onDelete("cascade"),
     check(`${table}_scope_owner`, sql`(${t.scope} = 'clinic') = (${t.providerId} is null)`),
     check(`${table}_scope_check`, sql`${t.scope} in ('clinic', 'provider')`),
   ];
@@ -42,7 +40,7 @@ function scheduleOwnerConstraints(table: string, t: { clinicId: AnyPgColumn; sco
 export const workHours = pgTable(
   "work_hours",
   {
-    id: idColumn(),
+    id: tenantRowId(),
     ...scheduleOwner(),
     weekday: smallint("weekday").notNull(),
     opensMin: smallint("opens_min").notNull(),
@@ -50,6 +48,7 @@ export const workHours = pgTable(
     ...timestamps("work_hours"),
   },
   (t) => [
+    primaryKey({ name: "work_hours_pkey", columns: [t.clinicId, t.id] }),
     ...scheduleOwnerConstraints("work_hours", t),
     check("work_hours_weekday_range", sql`${t.weekday} between 1 and 7`),
     check("work_hours_time_range", sql`${t.opensMin} >= 0 and ${t.closesMin} <= 1440 and ${t.closesMin} > ${t.opensMin}`),
@@ -61,7 +60,7 @@ export const workHours = pgTable(
 export const closures = pgTable(
   "closures",
   {
-    id: idColumn(),
+    id: tenantRowId(),
     ...scheduleOwner(),
     startsAt: instant("starts_at").notNull(),
     endsAt: instant("ends_at").notNull(),
@@ -69,6 +68,7 @@ export const closures = pgTable(
     createdAt: instant("created_at").notNull().defaultNow(),
   },
   (t) => [
+    primaryKey({ name: "closures_pkey", columns: [t.clinicId, t.id] }),
     ...scheduleOwnerConstraints("closures", t),
     check("closures_time_range", sql`${t.endsAt} > ${t.startsAt}`),
     check("closures_reason_length", sql`${t.reason} is null or char_length(${t.reason}) <= 500`),

@@ -1,13 +1,13 @@
 import { sql } from "drizzle-orm";
-import { boolean, check, foreignKey, index, integer, jsonb, numeric, pgTable, text, unique, uuid } from "drizzle-orm/pg-core";
+import { boolean, check, foreignKey, index, integer, jsonb, numeric, pgTable, primaryKey, text, uuid } from "drizzle-orm/pg-core";
 import { clinicMembers, clinics } from "./clinics.ts";
-import { idColumn, instant, timestamps } from "./columns.ts";
+import { instant, tenantRowId, timestamps } from "./columns.ts";
 
 /** A bookable offering; at most one assigned provider (by user id), null = any provider. */
 export const services = pgTable(
   "services",
   {
-    id: idColumn(),
+    id: tenantRowId(),
     clinicId: uuid("clinic_id")
       .notNull()
       .references(() => clinics.id, { onDelete: "cascade" }),
@@ -26,12 +26,12 @@ export const services = pgTable(
     ...timestamps("services"),
   },
   (t) => [
-    unique("services_clinic_id_key").on(t.clinicId, t.id),
+    primaryKey({ name: "services_pkey", columns: [t.clinicId, t.id] }),
     foreignKey({
       name: "services_provider_fk",
       columns: [t.clinicId, t.providerId],
       foreignColumns: [clinicMembers.clinicId, clinicMembers.userId],
-    }).onUpdate("cascade"),
+    }),
     check("services_duration_range", sql`${t.durationMin} between 1 and 1440`),
     check("services_price_non_negative", sql`${t.price} is null or ${t.price} >= 0`),
     check("services_name_length", sql`char_length(${t.name}) between 1 and 200`),
@@ -51,7 +51,7 @@ export type AuditAction = (typeof auditActions)[number];
 export const auditLog = pgTable(
   "audit_log",
   {
-    id: uuid("id").primaryKey().default(sql`gen_random_uuid()`),
+    id: tenantRowId(),
     clinicId: uuid("clinic_id")
       .notNull()
       .references(() => clinics.id, { onDelete: "cascade" }),
@@ -63,6 +63,7 @@ export const auditLog = pgTable(
     createdAt: instant("created_at").notNull().defaultNow(),
   },
   (t) => [
+    primaryKey({ name: "audit_log_pkey", columns: [t.clinicId, t.id] }),
     check("audit_log_action_check", sql`${t.action} in ('SERVICE_CREATED', 'SERVICE_UPDATED', 'SERVICE_DELETED')`),
     index("audit_log_clinic_created_idx").on(t.clinicId, t.createdAt, t.id),
     index("audit_log_clinic_resource_idx").on(t.clinicId, t.resourceType, t.resourceId),

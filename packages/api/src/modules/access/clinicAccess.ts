@@ -41,10 +41,12 @@ function buildMembershipQuery(db: Db) {
       role: clinicMembers.clinicRole,
       isProvider: clinicMembers.isProvider,
       status: clinicMembers.status,
-      versions: sql<string>`(select coalesce(string_agg(v.scope_id::text || '=' || v.version::text, ','), '') from availability_versions v where v.clinic_id = ${clinics.id})`,
+      // Every table is filtered by the clinic itself, not only through the join, so that a
+      // distributed database runs the statement on the clinic's one node (docs/scale-out.md).
+      versions: sql<string>`(select coalesce(string_agg(v.scope_id::text || '=' || v.version::text, ','), '') from availability_versions v where v.clinic_id = ${sql.placeholder("clinicId")})`,
     })
     .from(clinics)
-    .leftJoin(clinicMembers, and(eq(clinicMembers.clinicId, clinics.id), eq(clinicMembers.userId, sql.placeholder("userId"))))
+    .leftJoin(clinicMembers, and(eq(clinicMembers.clinicId, sql.placeholder("clinicId")), eq(clinicMembers.userId, sql.placeholder("userId"))))
     .where(eq(clinics.id, sql.placeholder("clinicId")))
     .limit(1)
     .prepare("authorize_clinic");

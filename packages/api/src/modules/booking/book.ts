@@ -82,7 +82,7 @@ async function assertBelowOpenBookingLimit(tx: Db, clinicId: string, userId: str
   await tx
     .insert(clinicPatients)
     .values({ clinicId, userId })
-    .onConflictDoUpdate({ target: [clinicPatients.clinicId, clinicPatients.userId], set: { lastBookedAt: sql`now()` } });
+    .onConflictDoUpdate({ target: [clinicPatients.clinicId, clinicPatients.userId], set: { lastBookedAt: sql`excluded.last_booked_at` } });
   const [open] = await tx
     .select({ n: count() })
     .from(appointments)

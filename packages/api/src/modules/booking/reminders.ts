@@ -1,6 +1,6 @@
 // Appointment reminders: scheduled jobs that record appointment.reminder events (docs/events.md#reminders).
 import { and, eq } from "drizzle-orm";
-import { appointmentReminders, appointments, clinics, type Db } from "@clinic/db";
+import { appointmentReminders, appointments, clinics, type Db, upsertStamp } from "@clinic/db";
 import { getAppointment } from "./appointments.ts";
 import { recordChanges } from "../events/index.ts";
 import { cancelJobs, enqueue, queueNames } from "../jobs/index.ts";
@@ -31,7 +31,7 @@ export async function planReminders(tx: Db, clinicId: string, appointment: { id:
       .values({ clinicId, appointmentId: appointment.id, offsetMin, startsAt: appointment.start, jobId })
       .onConflictDoUpdate({
         target: [appointmentReminders.clinicId, appointmentReminders.appointmentId, appointmentReminders.offsetMin, appointmentReminders.startsAt],
-        set: { jobId, status: "planned" },
+        set: { jobId, status: "planned", updatedAt: upsertStamp("appointment_reminders") },
       });
   }
 }

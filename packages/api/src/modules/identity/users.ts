@@ -1,6 +1,7 @@
 import { and, eq, isNull, ne, sql } from "drizzle-orm";
 import type { PgUpdateSetSource } from "drizzle-orm/pg-core";
-import { clinicMembers, type Db, pgErrorInfo, users } from "@clinic/db";
+import { appointments, calendarFeeds, clinicMembers, closures, dateOverrides, type Db, pgErrorInfo, services, upsertStamp, users, workHours } from "@clinic/db";
+import { invalidateAvailability } from "../availability/versions.ts";
 import { DomainError } from "../../errors.ts";
 import type { AuthUser, TokenClaims } from "./tokens.ts";
 
@@ -32,7 +33,13 @@ export class UserProvisioner {
 
 async function upsertUserFromClaims(db: Db, claims: TokenClaims): Promise<void> {
   const phone = claims.phone_number ?? null;
-  const follow = { email: claims.email, phoneE164: sql`coalesce(${phone}::text, ${users.phoneE164})`, lastLoginAt: sql`now()` };
+  // Upsert SETs take the inserted row's now() from `excluded` (docs/scale-out.md#queries).
+  const follow = {
+    email: claims.email,
+    phoneE164: sql`coalesce(${phone}::text, ${users.phoneE164})`,
+    lastLoginAt: sql`excluded.last_login_at`,
+    updatedAt: upsertStamp("users"),
+  };
   try {
     await db
       .insert(users)
@@ -46,10 +53,13 @@ async function upsertUserFromClaims(db: Db, claims: TokenClaims): Promise<void> 
 
 /**
  * The token's e-mail is held by another user. If that user is a placeholder a clinic admin
- * invited by e-mail (it never signed in), the invitation is this person's: the placeholder becomes
- * this identity (memberships, schedules and services follow by cascade), or, when this identity
- * exists already (it was also invited by id), the placeholder's memberships move to it and the
- * placeholder gives up the e-mail. An e-mail held by someone who has signed in is refused.
+ * invited by e-mail (it never signed in), the invitation is this person's: the e-mail, and the
+ * placeholder's memberships with everything that names them as provider, move to this identity
+ * (each membership keeps its id); a membership in a clinic where this identity is a member
+ * already stays with the placeholder. An e-mail held by someone who has signed in is refused.
+ *
+ * The rows are moved by hand rather than by ON UPDATE CASCADE, which a distributed database
+ * refuses on keys that include the clinic (docs/scale-out.md).
  */
 async function claimInvitation(db: Db, claims: TokenClaims, follow: PgUpdateSetSource<typeof users>, cause: unknown): Promise<void> {
   await db.transaction(async (tx) => {
@@ -59,16 +69,58 @@ async function claimInvitation(db: Db, claims: TokenClaims, follow: PgUpdateSetS
       .where(and(sql`lower(${users.email}) = lower(${claims.email})`, isNull(users.lastLoginAt), ne(users.id, claims.sub)))
       .for("update");
     if (!placeholder) throw new DomainError("UNAUTHENTICATED", "the token's email belongs to another identity", { cause });
-    const [existing] = await tx.select({ id: users.id }).from(users).where(eq(users.id, claims.sub)).for("update");
-    if (!existing) {
-      await tx.update(users).set({ id: claims.sub, ...follow }).where(eq(users.id, placeholder.id));
-      return;
-    }
-    await tx.execute(sql`
-      update ${clinicMembers} set user_id = ${claims.sub}
-      where ${clinicMembers.userId} = ${placeholder.id}
-        and not exists (select 1 from ${clinicMembers} m where m.clinic_id = ${clinicMembers.clinicId} and m.user_id = ${claims.sub})`);
     await tx.update(users).set({ email: null }).where(eq(users.id, placeholder.id));
-    await tx.update(users).set(follow).where(eq(users.id, claims.sub));
+    await tx
+      .insert(users)
+      .values({ id: claims.sub, email: claims.email, phoneE164: claims.phone_number ?? null, lastLoginAt: sql`now()` })
+      .onConflictDoUpdate({ target: users.id, set: follow });
+    const memberships = await tx
+      .select({ id: clinicMembers.id, clinicId: clinicMembers.clinicId })
+      .from(clinicMembers)
+      .where(eq(clinicMembers.userId, placeholder.id));
+    let kept = 0;
+    for (const membership of memberships) {
+      if (await moveMembership(tx, membership, placeholder.id, claims.sub)) continue;
+      kept += 1;
+    }
+    if (kept === 0) await tx.delete(users).where(eq(users.id, placeholder.id));
   });
+}
+
+/** The tables whose (clinic_id, provider_id) names a member as provider. */
+const providerTables = [appointments, services, workHours, closures, dateOverrides, calendarFeeds] as const;
+
+/**
+ * Moves one membership from user `from` to user `to` within its clinic, keeping its id: a copy
+ * for `to` is inserted, the rows naming `from` as provider follow it, the original is deleted
+ * and the copy takes the original's id. False when `to` is a member of that clinic already.
+ */
+async function moveMembership(tx: Db, membership: { id: string; clinicId: string }, from: string, to: string): Promise<boolean> {
+  const { clinicId } = membership;
+  const [original] = await tx
+    .select()
+    .from(clinicMembers)
+    .where(and(eq(clinicMembers.clinicId, clinicId), eq(clinicMembers.id, membership.id)));
+  if (!original) return false;
+  const { id: originalId, ...fields } = original;
+  const [copy] = await tx
+    .insert(clinicMembers)
+    .values({ ...fields, userId: to })
+    .onConflictDoNothing({ target: [clinicMembers.clinicId, clinicMembers.userId] })
+    .returning({ id: clinicMembers.id });
+  if (!copy) return false;
+  for (const table of providerTables) {
+    await tx
+      .update(table)
+      .set({ providerId: to })
+      .where(and(eq(table.clinicId, clinicId), eq(table.providerId, from)));
+  }
+  await tx.update(appointments).set({ patientUserId: to }).where(and(eq(appointments.clinicId, clinicId), eq(appointments.patientUserId, from)));
+  await tx.delete(clinicMembers).where(and(eq(clinicMembers.clinicId, clinicId), eq(clinicMembers.id, originalId)));
+  await tx
+    .update(clinicMembers)
+    .set({ id: originalId, updatedAt: original.updatedAt })
+    .where(and(eq(clinicMembers.clinicId, clinicId), eq(clinicMembers.id, copy.id)));
+  await invalidateAvailability(tx, clinicId, [from, to]);
+  return true;
 }

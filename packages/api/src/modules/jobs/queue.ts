@@ -1,5 +1,5 @@
 import PgBoss from "pg-boss";
-import { type Db, type DbHandle, executePositional } from "@clinic/db";
+import { type Db, type DbHandle, executePositional, pgErrorInfo } from "@clinic/db";
 
 /**
  * The durable job queue (docs/events.md#jobs): pg-boss on the service's own database — PGlite or
@@ -77,15 +77,35 @@ export async function cancelJobs(tx: Db, queue: QueueName, ids: readonly string[
 }
 
 /**
- * Installs (or upgrades) pg-boss's schema and creates the queues; idempotent, and safe with several
- * processes starting at once (pg-boss migrates under an advisory lock). Run after the migrations.
+ * Installs (or upgrades) pg-boss's schema and creates the queues; idempotent. Run after the
+ * migrations. Several processes may start at once on a new database: pg-boss decides to install
+ * before it takes its advisory lock, so the second one's install script fails on objects the
+ * first has just created, and two creating one queue can deadlock; by then the first has done
+ * the work, and trying again finds it done.
  */
 export async function installJobQueue(database: Database): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await installOnce(database);
+      return;
+    } catch (error) {
+      if (attempt >= 5 || !lostRace(error)) throw error;
+    }
+  }
+}
+
+/** unique_violation, duplicate_object, duplicate_table, duplicate_schema, deadlock_detected. */
+const lostRace = (error: unknown) => ["23505", "42710", "42P07", "42P06", "40P01"].includes(pgErrorInfo(error)?.code ?? "");
+
+async function installOnce(database: Database): Promise<void> {
   const boss = new PgBoss({ db: adapter(database.db, database), schema, supervise: false, schedule: false, migrate: true });
   boss.on("error", () => undefined);
-  await boss.start();
-  for (const name of Object.values(queueNames)) await boss.createQueue(name, { name, retryLimit: 5 });
-  await boss.stop({ graceful: false, close: false, wait: true });
+  try {
+    await boss.start();
+    for (const name of Object.values(queueNames)) await boss.createQueue(name, { name, retryLimit: 5 });
+  } finally {
+    await boss.stop({ graceful: false, close: false, wait: true });
+  }
 }
 
 /** The workers of one process: poll queues and run their jobs. */

@@ -1,0 +1,63 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { type DbHandle, executePositional, hasCitus, openDatabase } from "@clinic/db";
+import { addService, bookableClinic, callerFor, pinnedNow } from "../testing/index.ts";
+
+// On Citus (docs/scale-out.md), every statement of the hot paths — authorization, the availability
+// read, the booking transaction, the list and the cancel — names its clinic, so Citus routes it
+// to the one node that holds that clinic: its plan is a single-task router plan. The test records
+// the statements that the real procedures run and asks Citus to plan each one.
+const databaseUrl = inject("databaseUrl");
+
+interface Statement {
+  text: string;
+  parameters: unknown[];
+  path: string;
+}
+
+describe.skipIf(!databaseUrl)("hot paths on Citus", () => {
+  let handle: DbHandle;
+  let citus = false;
+  const statements: Statement[] = [];
+  let path = "";
+  beforeAll(async () => {
+    handle = await openDatabase({ url: databaseUrl, poolMax: 4, onQuery: (text, parameters) => statements.push({ text, parameters, path }) });
+    citus = await hasCitus(handle.db);
+  });
+  afterAll(async () => {
+    await handle.close();
+  });
+
+  it("run every statement on one shard (EXPLAIN: Citus Adaptive, Task Count 1)", async (context) => {
+    if (!citus) context.skip();
+    const c = await bookableClinic(handle.db);
+    const service = await addService(handle.db, c.clinicId, { durationMin: 30 });
+    const staff = callerFor(handle.db, c.staff, { now: pinnedNow });
+    statements.length = 0;
+    path = "availability.get";
+    await staff.availability.get({ clinic_id: c.clinicId, service_id: service, from: "2027-03-15", to: "2027-03-15" });
+    path = "appointments.book";
+    const booked = await staff.appointments.book({ clinic_id: c.clinicId, service_id: service, start: "2027-03-15T10:00:00Z", patient: { name: "Pat" } });
+    path = "appointments.list";
+    await staff.appointments.list({ clinic_id: c.clinicId, from: "2027-03-15T00:00:00Z", to: "2027-03-16T00:00:00Z" });
+    path = "appointments.cancel";
+    await staff.appointments.cancel({ clinic_id: c.clinicId, id: booked.id });
+
+    const planned: { path: string; statement: string; tasks: number[] }[] = [];
+    for (const s of statements) {
+      if (!/^\s*(select|insert|update|delete|with)\b/i.test(s.text)) continue;
+      const rows = await executePositional(handle.db, `explain ${s.text}`, s.parameters);
+      const plan = rows.map((r) => String(r["QUERY PLAN"])).join("\n");
+      if (!plan.includes("Citus")) continue; // the job queue's own tables are plain local tables
+      const tasks = [...plan.matchAll(/Task Count: (\d+)/g)].map((m) => Number(m[1]));
+      planned.push({ path: s.path, statement: s.text.replace(/\s+/g, " "), tasks });
+    }
+    console.log(`${String(planned.length)} statements on distributed tables planned, of ${String(statements.length)} run`);
+    // Each procedure ran statements on distributed tables, and each was a one-task router plan.
+    for (const p of ["availability.get", "appointments.book", "appointments.list", "appointments.cancel"]) {
+      expect(planned.filter((x) => x.path === p).length, p).toBeGreaterThan(0);
+    }
+    expect(planned.filter((p) => p.tasks.length === 0 || p.tasks.some((n) => n !== 1))).toEqual([]);
+    // The authorization query is among them (the clinic and the caller's membership).
+    expect(planned.some((p) => p.statement.includes('"clinic_members"') && p.statement.includes('from "clinics"'))).toBe(true);
+  }, 60_000);
+});
