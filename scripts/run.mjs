@@ -33,7 +33,10 @@ const pnpm = pnpmCommand();
 ensureInstalled(pnpm);
 
 if (task === "start") {
-  // Forward signals so that SIGTERM reaches the server's graceful shutdown.
+  // The reference pages (apps/web) the server serves at /; turbo caches the build, so a restart
+  // without changes takes no time here.
+  console.log("Building the web pages (cached after the first start) ...");
+  runOrExit(pnpm[0], [...pnpm.slice(1), "exec", "turbo", "run", "build", "--filter=@clinic/web", "--output-logs=errors-only"]);
   // tsx directly (not through `pnpm exec`), so that SIGTERM reaches the server and its graceful shutdown.
   const tsx = join(root, "node_modules", ".bin", process.platform === "win32" ? "tsx.cmd" : "tsx");
   const child = spawn(tsx, ["apps/server/src/main.ts", ...rest], { stdio: "inherit", cwd: root });

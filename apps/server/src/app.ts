@@ -21,6 +21,7 @@ import {
 import type { Config } from "@clinic/config";
 import type { DbHandle } from "@clinic/db";
 import { assertSameSite, authenticate } from "./auth.ts";
+import { type WebOptions, registerWeb } from "./web.ts";
 import { createMetrics, registerMetricsRoutes } from "./metrics.ts";
 import { buildOpenApiDocument } from "./openapi.ts";
 import { problem, problemContentType, problemOf } from "./problem.ts";
@@ -41,6 +42,8 @@ export interface AppOptions {
   logger?: FastifyServerOptions["logger"];
   /** The clock, pinned by tests. */
   now?: () => Date;
+  /** The reference web pages and the development sign-in (docs/web.md); absent = API only. */
+  web?: WebOptions;
 }
 
 const contextKey = Symbol("clinic-context");
@@ -214,6 +217,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   await app.register(restAdapter, { router: appRouter, createContext });
+  if (options.web) await registerWeb(app, options.web);
 
   if (options.workers) {
     const workers = await startWorkers(options.database, {

@@ -39,8 +39,9 @@ export async function authenticate(request: FastifyRequest, verifier: TokenVerif
 const safeMethods = new Set(["GET", "HEAD", "OPTIONS"]);
 
 /**
- * Cross-site protection: a cookie-authenticated write whose Origin is not allowed is refused.
- * Bearer requests carry no ambient credential and are not subject to it.
+ * Cross-site protection: a cookie-authenticated write whose Origin is neither the service's own
+ * (its pages at /book and /desk) nor in ALLOWED_ORIGINS is refused. Bearer requests carry no
+ * ambient credential and are not subject to it.
  */
 export function assertSameSite(request: FastifyRequest, allowedOrigins: readonly string[]): void {
   if (safeMethods.has(request.method)) return;
@@ -48,5 +49,6 @@ export function assertSameSite(request: FastifyRequest, allowedOrigins: readonly
   if (origin === undefined) return;
   if (!request.cookies.access_token) return;
   if (allowedOrigins.includes(origin)) return;
+  if (origin === `${request.protocol}://${request.host}`) return;
   throw new DomainError("FORBIDDEN", `cross-site request from origin ${origin} refused`);
 }

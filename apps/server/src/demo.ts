@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { type AuthUser, appRouter, createCallerFactory, createContextInner, mintToken } from "@clinic/api";
-import { clinics, type Db, users } from "@clinic/db";
+import { clinicMembers, clinics, type Db, users } from "@clinic/db";
+import type { DevUser } from "./web.ts";
 import { addDays, isoWeekday, localDateOf, wallClockToInstant } from "@clinic/api/domain/timezone";
 
 /** Fixed identities of the demo, so tokens printed at one start keep working at the next. */
@@ -112,4 +113,26 @@ export async function demoTokens(secret: string, options: { issuer?: string | un
     agent: await mint(demoUsers.agent),
     patient: await mint(demoUsers.patient),
   };
+}
+
+/** The demo clinic, when this database has one (found by its CLINIC_ADMIN's membership). */
+export async function findDemoClinic(db: Db): Promise<string | undefined> {
+  const [row] = await db
+    .select({ id: clinicMembers.clinicId })
+    .from(clinicMembers)
+    .where(sql`${clinicMembers.userId} = ${demoUsers.clinicAdmin.id}`)
+    .limit(1);
+  return row?.id;
+}
+
+/** Who the development sign-in page offers (docs/web.md): the demo's people, and a global ADMIN. */
+export function devUsers(clinicId: string | undefined): DevUser[] {
+  const desk = clinicId ? `/desk/${clinicId}` : "/";
+  const book = clinicId ? `/book/${clinicId}` : "/";
+  return [
+    { label: `Paula Patient (a patient, not a member): booking page`, sub: demoUsers.patient.id, email: demoUsers.patient.email, next: book },
+    { label: `Sam Staff (STAFF): front desk`, sub: demoUsers.staff.id, email: demoUsers.staff.email, next: desk },
+    { label: `Clara Admin (CLINIC_ADMIN): front desk`, sub: demoUsers.clinicAdmin.id, email: demoUsers.clinicAdmin.email, next: desk },
+    { label: `Global ADMIN: API reference`, sub: "00000000-0000-4000-8000-000000000001", email: "admin@clinic.test", roles: ["ADMIN"], next: "/docs" },
+  ];
 }

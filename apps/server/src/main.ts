@@ -5,7 +5,8 @@ import { createTokenVerifier, installJobQueue, mintToken } from "@clinic/api";
 import { ConfigError, type Config, loadConfig } from "@clinic/config";
 import { type DbHandle, migrate, openDatabase } from "@clinic/db";
 import { buildApp } from "./app.ts";
-import { type DemoInfo, demoTokens, isEmpty, seedDemo } from "./demo.ts";
+import { type DemoInfo, demoTokens, devUsers, findDemoClinic, isEmpty, seedDemo } from "./demo.ts";
+import type { WebOptions } from "./web.ts";
 import { devAdmin, resolveJwtSecret } from "./secrets.ts";
 
 function fail(message: string): never {
@@ -36,7 +37,7 @@ async function prepare(config: Config, database: DbHandle): Promise<DemoInfo | u
 /** One serving process: the app and its job workers on its own pool; SIGTERM closes it gracefully. */
 async function serve(config: Config, database: DbHandle, secret: string | undefined): Promise<FastifyInstance> {
   const verifier = createTokenVerifier({ ...config.jwt, secret });
-  const app = await buildApp({ config, database, verifier, workers: true });
+  const app = await buildApp({ config, database, verifier, workers: true, web: await webOptions(config, database, secret) });
   let closing = false;
   const shutdown = (signal: string) => {
     if (closing) return;
@@ -53,6 +54,17 @@ async function serve(config: Config, database: DbHandle, secret: string | undefi
   process.on("SIGINT", () => { shutdown("SIGINT"); });
   await app.listen({ port: config.port, host: config.host });
   return app;
+}
+
+/**
+ * The reference pages, and the development sign-in page only while the service signs its own
+ * tokens with the development secret (no JWT_SECRET, public key or JWKS configured, not production).
+ */
+async function webOptions(config: Config, database: DbHandle, secret: string | undefined): Promise<WebOptions> {
+  const developing = secret !== undefined && config.jwt.secret === undefined && config.nodeEnv !== "production";
+  if (!developing) return {};
+  const users = devUsers(await findDemoClinic(database.db));
+  return { devSignIn: { secret, issuer: config.jwt.issuer, audience: config.jwt.audience, users } };
 }
 
 /** A cluster worker (WORKERS > 1): serves on the port the primary shares. */
@@ -134,6 +146,8 @@ async function printBanner(config: Config, prepared: Prepared, port: number, sta
   const base = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
   console.log(`\nClinic Scheduling Service listening on ${base} (ready in ${Math.round(performance.now() - started)} ms)`);
   console.log(`  API reference: ${base}/docs   OpenAPI: ${base}/v1/openapi.json`);
+  if (demo) console.log(`  Booking page: ${base}/book/${demo.clinicId}   Front desk: ${base}/desk/${demo.clinicId}`);
+  if (secret && config.jwt.secret === undefined && config.nodeEnv !== "production") console.log(`  Sign in to the pages as a demo user (development): ${base}/dev/sign-in`);
   if (secret && config.nodeEnv !== "production") {
     const token = await mintToken(secret, { sub: devAdmin.sub, email: devAdmin.email, roles: ["ADMIN"] }, { expiresIn: "30d", issuer: config.jwt.issuer, audience: config.jwt.audience });
     console.log(`\nA global ADMIN token (valid 30 days; mint others with \`npm run token -- --email you@x.test\`):\n  ${token}`);

@@ -119,6 +119,11 @@ describe("authorization", () => {
     expect(problemOf(refused).code).toBe("FORBIDDEN");
     const allowed = await request(t.app, { method: "POST", url: "/v1/clinics", token: admin.token, body, headers: { origin: "https://app.clinic.example" } });
     expect(allowed.statusCode).toBe(201);
+    // The service's own pages (same origin as the request's Host) pass without configuration.
+    const own = await request(t.app, { method: "POST", url: "/v1/clinics", token: admin.token, body, headers: { host: "clinic.test:8080", origin: "http://clinic.test:8080" } });
+    expect(own.statusCode).toBe(201);
+    const otherPort = await request(t.app, { method: "POST", url: "/v1/clinics", token: admin.token, body, headers: { host: "clinic.test:8080", origin: "http://clinic.test:8081" } });
+    expect(otherPort.statusCode).toBe(403);
     const bearer = await request(t.app, { method: "POST", url: "/v1/clinics", bearer: admin.token, body, headers: evil });
     expect(bearer.statusCode).toBe(201);
     const read = await request(t.app, { method: "GET", url: "/v1/clinics", token: admin.token, headers: evil });

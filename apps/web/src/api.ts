@@ -1,0 +1,30 @@
+import { type ClinicClient, type ClinicErrorCode, createClient, errorCodeOf, problemOf } from "@clinic/client";
+
+/**
+ * The typed client of the page: same origin, authenticated by the `access_token` cookie the
+ * identity provider (or, in development, /dev/sign-in) set.
+ */
+export const client: ClinicClient = createClient({ url: window.location.origin });
+
+/** A message a person can act on, for every error code the pages can meet (docs/web.md). */
+const messages: Partial<Record<ClinicErrorCode, string>> = {
+  SLOT_UNAVAILABLE: "Sorry, that time was just taken. Please pick another one: the list shows the free times now.",
+  BOOKING_LIMIT: "You already hold this clinic's maximum of upcoming appointments. Cancel one of them first, or call the clinic.",
+  CANCELLATION_CUTOFF: "This appointment starts too soon to change it online. Please call the clinic.",
+  RATE_LIMITED: "Too many attempts in a short time. Please wait a minute and try again.",
+  UNAUTHENTICATED: "Please sign in first.",
+  FORBIDDEN: "Your account may not do this here.",
+  NOT_FOUND: "Not found: this clinic does not take bookings online, or the item is gone.",
+  SERVICE_INACTIVE: "This service cannot be booked at the moment.",
+  VALIDATION_FAILED: "Please check your entries.",
+  UNAVAILABLE: "The service is briefly unavailable. Please try again in a moment.",
+};
+
+export function messageOf(error: unknown): string {
+  const code = errorCodeOf(error);
+  const known = code ? messages[code] : undefined;
+  if (known) return known;
+  return problemOf(error)?.detail ?? "Something went wrong. Please try again.";
+}
+
+export { errorCodeOf };
