@@ -144,7 +144,8 @@ async function forkWorkers(count: number): Promise<number> {
 async function printBanner(config: Config, prepared: Prepared, port: number, started: number): Promise<void> {
   const { secret, demo } = prepared;
   const base = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
-  console.log(`\nClinic Scheduling Service listening on ${base} (ready in ${Math.round(performance.now() - started)} ms)`);
+  // performance.now() counts from the process's start: module loading included.
+  console.log(`\nClinic Scheduling Service listening on ${base} (ready ${Math.round(performance.now())} ms after the process started; ${Math.round(performance.now() - started)} ms of it preparing the database and the app)`);
   console.log(`  API reference: ${base}/docs   OpenAPI: ${base}/v1/openapi.json`);
   if (demo) console.log(`  Booking page: ${base}/book/${demo.clinicId}   Front desk: ${base}/desk/${demo.clinicId}`);
   if (secret && config.jwt.secret === undefined && config.nodeEnv !== "production") console.log(`  Sign in to the pages as a demo user (development): ${base}/dev/sign-in`);

@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { sql } from "drizzle-orm";
@@ -6,8 +7,20 @@ import type { Db } from "./client.ts";
 import { rowsOf } from "./client.ts";
 import { distributeTables } from "./citus.ts";
 
-/** The committed SQL migrations at the repository root (`drizzle/`). */
-export const migrationsFolder = fileURLToPath(new URL("../../../drizzle/", import.meta.url));
+/**
+ * The committed SQL migrations at the repository root (`drizzle/`): the nearest `drizzle/` folder
+ * with a journal above this module, which is `packages/db/src/` in the workspace and
+ * `apps/server/dist/` in the compiled server.
+ */
+export const migrationsFolder = findMigrations(new URL("./", import.meta.url));
+
+function findMigrations(from: URL): string {
+  for (let dir = from, depth = 0; depth < 8; dir = new URL("../", dir), depth++) {
+    const candidate = new URL("drizzle/", dir);
+    if (existsSync(new URL("meta/_journal.json", candidate))) return fileURLToPath(candidate);
+  }
+  throw new Error(`no drizzle/meta/_journal.json above ${fileURLToPath(from)}`);
+}
 
 /** Arbitrary but fixed: every process that migrates takes this advisory lock first. */
 const MIGRATION_LOCK_KEY = 724_310_051;
