@@ -1,6 +1,7 @@
 import type { TRPCRouterRecord } from "@trpc/server";
 import { z } from "zod";
-import { isStaffOrAbove } from "../modules/access/index.ts";
+import type { Context } from "../context.ts";
+import { type ClinicScope, isStaffOrAbove } from "../modules/access/index.ts";
 import { answerAvailability, availabilityOutput, explainAvailability, explanationOutput } from "../modules/availability/index.ts";
 import { instantInput, localDate, uuid } from "../schemas/wire.ts";
 import { clinicProcedure } from "../trpc.ts";
@@ -13,6 +14,18 @@ export const availabilityInput = z.object({
   to: localDate.optional(),
   provider_id: uuid.optional(),
 });
+
+/** V1 and O3: the slots of `input` in the caller's clinic, through the process's cache. */
+export function availabilityFor(ctx: Pick<Context, "db" | "availabilityCache" | "now" | "limits"> & { clinic: ClinicScope }, input: z.infer<typeof availabilityInput>) {
+  return answerAvailability(ctx.db, ctx.availabilityCache, ctx.clinic, {
+    serviceId: input.service_id,
+    providerId: input.provider_id,
+    from: input.from,
+    to: input.to,
+    now: ctx.now(),
+    maxSlots: ctx.limits.maxSlotsPerAnswer,
+  });
+}
 
 export const availabilityRouter = {
   get: clinicProcedure("member")
@@ -27,16 +40,7 @@ export const availabilityRouter = {
     })
     .input(availabilityInput)
     .output(availabilityOutput)
-    .query(({ ctx, input }) =>
-      answerAvailability(ctx.db, ctx.availabilityCache, ctx.clinic, {
-        serviceId: input.service_id,
-        providerId: input.provider_id,
-        from: input.from,
-        to: input.to,
-        now: ctx.now(),
-        maxSlots: ctx.limits.maxSlotsPerAnswer,
-      }),
-    ),
+    .query(({ ctx, input }) => availabilityFor(ctx, input)),
 
   explain: clinicProcedure("member")
     .meta({
