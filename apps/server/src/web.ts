@@ -3,7 +3,7 @@ import { fileURLToPath } from "node:url";
 import formbody from "@fastify/formbody";
 import fastifyStatic from "@fastify/static";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { mintToken } from "@clinic/api";
+import { DomainError, mintToken } from "@clinic/api";
 
 /** The built reference pages (`apps/web`, `vite build`). */
 export const defaultWebDist = fileURLToPath(new URL("../../web/dist/", import.meta.url));
@@ -76,7 +76,7 @@ ${buttons}
     });
     scope.post<{ Body: { user?: string } }>("/dev/sign-in", async (request, reply) => {
       const user = dev.users[Number(request.body.user)];
-      if (!user) return reply.code(400).type("text/plain").send("unknown user");
+      if (!user) throw new DomainError("VALIDATION_FAILED", "user: choose one of the listed users");
       const token = await mintToken(dev.secret, { sub: user.sub, email: user.email, ...(user.roles ? { roles: user.roles } : {}) }, { expiresIn: "8h", issuer: dev.issuer, audience: dev.audience });
       void reply.setCookie("access_token", token, { path: "/", httpOnly: true, sameSite: "lax", secure: request.protocol === "https", maxAge: 8 * 3600 });
       return reply.redirect(user.next, 303);

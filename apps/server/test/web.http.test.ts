@@ -48,6 +48,8 @@ describe("the pages, with the development sign-in", () => {
     expect(claims.sub).toBe(devUser.sub);
     const unknown = await t.app.inject({ method: "POST", url: "/dev/sign-in", headers: { "content-type": "application/x-www-form-urlencoded" }, payload: "user=7" });
     expect(unknown.statusCode).toBe(400);
+    expect(unknown.headers["content-type"]).toMatch(/^application\/problem\+json/);
+    expect(unknown.json<{ code: string }>().code).toBe("VALIDATION_FAILED");
   });
 });
 
