@@ -1,7 +1,6 @@
 import type { TRPCRouterRecord } from "@trpc/server";
 import { z } from "zod";
-import type { Context } from "../context.ts";
-import { type ClinicScope, isStaffOrAbove } from "../modules/access/index.ts";
+import { isStaffOrAbove } from "../modules/access/index.ts";
 import { answerAvailability, availabilityOutput, explainAvailability, explanationOutput } from "../modules/availability/index.ts";
 import { instantInput, localDate, uuid } from "../schemas/wire.ts";
 import { clinicProcedure } from "../trpc.ts";
@@ -14,18 +13,6 @@ export const availabilityInput = z.object({
   to: localDate.optional(),
   provider_id: uuid.optional(),
 });
-
-/** V1 and O3: the slots of `input` in the caller's clinic, through the process's cache. */
-export function availabilityFor(ctx: Pick<Context, "db" | "availabilityCache" | "now" | "limits"> & { clinic: ClinicScope }, input: z.infer<typeof availabilityInput>) {
-  return answerAvailability(ctx.db, ctx.availabilityCache, ctx.clinic, {
-    serviceId: input.service_id,
-    providerId: input.provider_id,
-    from: input.from,
-    to: input.to,
-    now: ctx.now(),
-    maxSlots: ctx.limits.maxSlotsPerAnswer,
-  });
-}
 
 export const availabilityRouter = {
   get: clinicProcedure("member")
@@ -40,7 +27,16 @@ export const availabilityRouter = {
     })
     .input(availabilityInput)
     .output(availabilityOutput)
-    .query(({ ctx, input }) => availabilityFor(ctx, input)),
+    .query(({ ctx, input }) =>
+      answerAvailability(ctx.db, ctx.availabilityCache, ctx.clinic, {
+        serviceId: input.service_id,
+        providerId: input.provider_id,
+        from: input.from,
+        to: input.to,
+        now: ctx.now(),
+        maxSlots: ctx.limits.maxSlotsPerAnswer,
+      }),
+    ),
 
   explain: clinicProcedure("member")
     .meta({

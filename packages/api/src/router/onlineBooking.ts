@@ -1,12 +1,12 @@
 import type { TRPCRouterRecord } from "@trpc/server";
 import { z } from "zod";
-import { availabilityOutput } from "../modules/availability/index.ts";
+import { answerAvailability, availabilityOutput } from "../modules/availability/index.ts";
 import { appointmentOutput, bookAppointment } from "../modules/booking/index.ts";
 import { onlineClinicOutput, onlineServiceOutput, onlineServices, toOnlineClinic } from "../modules/patients/index.ts";
 import { bookingErrors, bookingTarget, selfPatientInput } from "../schemas/booking.ts";
 import { uuid } from "../schemas/wire.ts";
 import { bookingWriteProcedure, onlineBookingProcedure } from "../trpc.ts";
-import { availabilityFor, availabilityInput } from "./availability.ts";
+import { availabilityInput } from "./availability.ts";
 
 const tags = ["online booking"] as const;
 const clinicPath = "/v1/booking/clinics/:clinic_id";
@@ -29,7 +29,16 @@ export const onlineBookingRouter = {
     .meta({ rest: { method: "GET", path: `${clinicPath}/availability`, summary: "Bookable slots of a service, as GET /v1/availability", tags, errors: ["NOT_A_PROVIDER", "SERVICE_INACTIVE"] } })
     .input(availabilityInput)
     .output(availabilityOutput)
-    .query(({ ctx, input }) => availabilityFor(ctx, input)),
+    .query(({ ctx, input }) =>
+      answerAvailability(ctx.db, ctx.availabilityCache, ctx.clinic, {
+        serviceId: input.service_id,
+        providerId: input.provider_id,
+        from: input.from,
+        to: input.to,
+        now: ctx.now(),
+        maxSlots: ctx.limits.maxSlotsPerAnswer,
+      }),
+    ),
 
   book: onlineBookingProcedure(bookingWriteProcedure)
     .meta({
