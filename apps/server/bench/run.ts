@@ -1,4 +1,5 @@
-// `pnpm bench`: the slot-engine benchmark, then HTTP benchmarks of the real server on PostgreSQL
+// `pnpm bench`: the slot-engine benchmark (@clinic/api's own `bench` script, in a process of its
+// own), then HTTP benchmarks of the real server on PostgreSQL
 // (DATABASE_URL, or the local server's `postgres` database; `--db URL` once per database to
 // compare several, e.g. plain PostgreSQL and Citus).
 //
@@ -19,7 +20,6 @@ import { sql } from "drizzle-orm";
 import { mintToken } from "@clinic/api";
 import { loadConfig } from "@clinic/config";
 import { clinicMembers, clinics, type DbHandle, migrate, openDatabase, services, users, workHours } from "@clinic/db";
-import { runEngineBench } from "@clinic/api/bench/engine";
 import type { LoadResult, LoadSpec } from "./load.ts";
 
 const secret = "bench-secret-0123456789-0123456789-abcdef";
@@ -27,12 +27,26 @@ const seconds = 5;
 const connections = 20;
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 
+/** One case of the slot-engine benchmark (packages/api/bench/engine.ts). */
+interface EngineRow {
+  name: string;
+  opsPerSec: number;
+  msPerOp: number;
+  slots: number;
+}
+
 interface HttpRow extends LoadResult {
   name: string;
   load1: number;
 }
 
 const load1 = () => Number((loadavg()[0] ?? 0).toFixed(2));
+
+/** The slot-engine benchmark, run by @clinic/api's own `bench` script in a process of its own. */
+function runEngineBench(): EngineRow[] {
+  const out = execFileSync("npm", ["run", "--silent", "bench", "--", "--json"], { cwd: `${root}packages/api`, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
+  return JSON.parse(out.trim().split("\n").pop() ?? "[]") as EngineRow[];
+}
 
 function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -207,7 +221,7 @@ const pct = (a: number, b: number) => (b > 0 ? `${((a / b) * 100).toFixed(0)}%` 
 async function main() {
   const md: string[] = [`# pnpm bench, ${new Date().toISOString()}`, ""];
   console.log("Slot engine (pure, in-process)...");
-  const engine = await runEngineBench();
+  const engine = runEngineBench();
   const engineRows = engine.map((r) => [r.name, r.opsPerSec, r.msPerOp, r.slots]);
   console.log(table(["case", "ops/s", "ms/op", "slots"], engineRows));
   console.log("targets: reference ≥ 5,000/s, union ≥ 1,000/s, large ≤ 20 ms\n");

@@ -5,8 +5,10 @@ import { type ProviderSchedule, type SlotQuery, type WeeklyPeriod, computeSlots 
 import { addDays, clearTimeZoneCache, isoWeekday, wallClockToInstant } from "../src/domain/timezone.ts";
 
 /**
- * Slot-engine benchmark: `npx tsx bench/engine.ts`. In-process and pure, so the figures are the
- * engine's alone (no database, no HTTP).
+ * Slot-engine benchmark: `pnpm --filter @clinic/api bench` (`tsx bench/engine.ts`; `--json` prints
+ * the rows as one JSON line instead of a table, which is how `pnpm bench` reads them). In-process
+ * and pure, so the figures are the engine's alone (no database, no HTTP). Not exported: the package
+ * runs it, nothing imports it.
  */
 
 /** One measured case: throughput, mean latency, and the slot count as a sanity check. */
@@ -133,5 +135,6 @@ export async function runEngineBench(seconds = 1.5): Promise<EngineBenchRow[]> {
 const entry = process.argv[1];
 if (entry !== undefined && import.meta.url === pathToFileURL(entry).href) {
   const rows = await runEngineBench();
-  console.table(rows);
+  if (process.argv.includes("--json")) process.stdout.write(`${JSON.stringify(rows)}\n`);
+  else console.table(rows);
 }
