@@ -10,22 +10,17 @@
 // `select 1`) and, when `pgbench` is installed, PostgreSQL's own TPC-B-like and select-only TPS.
 // The load average is printed with every row. Writes bench-results/bench.json and bench.md.
 // A benchmark never fails on a timing; it reports what it measured.
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
 import { loadavg } from "node:os";
-import { fileURLToPath } from "node:url";
-import { sql } from "drizzle-orm";
-import { mintToken } from "@clinic/api";
-import { loadConfig } from "@clinic/config";
-import { clinicMembers, clinics, type DbHandle, migrate, openDatabase, services, users, workHours } from "@clinic/db";
+import { migrate, openDatabase } from "@clinic/db";
 import type { LoadResult, LoadSpec } from "./load.ts";
+import { removeClinic, seedClinic } from "./seed.ts";
+import { benchDatabaseUrl, root, runLoad as runLoadProcess, shownUrl, startServer } from "./server.ts";
 
-const secret = "bench-secret-0123456789-0123456789-abcdef";
 const seconds = 5;
 const connections = 20;
-const root = fileURLToPath(new URL("../../../", import.meta.url));
 
 /** One case of the slot-engine benchmark (packages/api/bench/engine.ts). */
 interface EngineRow {
@@ -48,81 +43,11 @@ function runEngineBench(): EngineRow[] {
   return JSON.parse(out.trim().split("\n").pop() ?? "[]") as EngineRow[];
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => { resolve(typeof address === "object" && address ? address.port : 0); });
-    });
-  });
-}
-
 /** One row of load from a process of its own. */
-function runLoad(name: string, spec: Omit<LoadSpec, "seconds" | "connections">): HttpRow {
-  const full: LoadSpec = { ...spec, seconds, connections };
+async function runLoad(name: string, spec: Omit<LoadSpec, "seconds" | "connections">): Promise<HttpRow> {
   const before = load1();
-  const out = execFileSync(process.execPath, ["--import", "tsx", "apps/server/bench/load.ts", JSON.stringify(full)], { cwd: root, encoding: "utf8" });
-  const result = JSON.parse(out.trim().split("\n").pop() ?? "{}") as LoadResult;
+  const result = await runLoadProcess({ ...spec, seconds, connections });
   return { name, ...result, load1: Math.max(before, load1()) };
-}
-
-/** The compiled server with `workers` processes on `databaseUrl`; resolves once it listens. */
-async function startServer(databaseUrl: string, workers: number): Promise<{ base: string; stop: () => Promise<void> }> {
-  const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, ["--enable-source-maps", "apps/server/dist/main.js"], {
-    cwd: root,
-    detached: true,
-    env: {
-      PATH: process.env.PATH,
-      DATABASE_URL: databaseUrl,
-      WORKERS: String(workers),
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      JWT_SECRET: secret,
-      DEMO: "off",
-      LOG_LEVEL: "warn",
-      // Neither the per-IP nor the per-user booking-write limit may answer for the database here.
-      RATE_LIMIT_MAX: "1000000000",
-      BOOKING_RATE_LIMIT: "1000000",
-    },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  const deadline = Date.now() + 60_000;
-  while (!output.includes("listening on")) {
-    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`the server did not start:\n${output}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return {
-    base: `http://127.0.0.1:${String(port)}`,
-    stop: async () => {
-      if (child.pid !== undefined) process.kill(-child.pid, "SIGTERM");
-      await new Promise((r) => child.once("exit", r));
-    },
-  };
-}
-
-/** A clinic with 50 providers working Mon–Fri 09:00–17:00 and one 30-minute service each. */
-async function seedClinic(database: DbHandle) {
-  const [clinic] = await database.db.insert(clinics).values({ name: "Bench", timezone: "Europe/Berlin" }).returning();
-  if (!clinic) throw new Error("no clinic");
-  const agentId = crypto.randomUUID();
-  await database.db.insert(users).values({ id: agentId, email: `agent-${agentId}@bench.test` });
-  await database.db.insert(clinicMembers).values({ clinicId: clinic.id, userId: agentId, fullName: "Agent", email: "agent@bench.test", clinicRole: "BOOKING_AGENT" });
-  await database.db.insert(workHours).values([1, 2, 3, 4, 5].map((weekday) => ({ clinicId: clinic.id, scope: "clinic" as const, weekday, opensMin: 540, closesMin: 1020 })));
-  const serviceIds: string[] = [];
-  for (let p = 0; p < 50; p++) {
-    const id = crypto.randomUUID();
-    await database.db.insert(users).values({ id, email: `p${String(p)}-${id}@bench.test` });
-    await database.db.insert(clinicMembers).values({ clinicId: clinic.id, userId: id, fullName: `Provider ${String(p).padStart(2, "0")}`, email: `p${String(p)}@bench.test`, isProvider: true, status: "approved" });
-    await database.db.insert(workHours).values([1, 2, 3, 4, 5].map((weekday) => ({ clinicId: clinic.id, scope: "provider" as const, providerId: id, weekday, opensMin: 540, closesMin: 1020 })));
-    const [service] = await database.db.insert(services).values({ clinicId: clinic.id, name: `Consultation ${String(p)}`, durationMin: 30, providerId: id }).returning();
-    if (service) serviceIds.push(service.id);
-  }
-  const token = await mintToken(secret, { sub: agentId, email: `agent-${agentId}@bench.test` });
-  return { clinicId: clinic.id, serviceIds, token };
 }
 
 interface WorkersRun {
@@ -138,7 +63,7 @@ async function httpBench(databaseUrl: string, workerCounts: number[]): Promise<W
     await migrate(database.db);
     for (const [i, workers] of workerCounts.entries()) {
       const server = await startServer(databaseUrl, workers);
-      const clinic = await seedClinic(database);
+      const clinic = await seedClinic(database, "Bench");
       try {
         const { base } = server;
         const headers = { authorization: `Bearer ${clinic.token}`, "content-type": "application/json" };
@@ -151,12 +76,12 @@ async function httpBench(databaseUrl: string, workerCounts: number[]): Promise<W
         if (probe.status !== 201) throw new Error(`the probe booking answered ${String(probe.status)}: ${await probe.text()}`);
         const common = { base, token: clinic.token, clinicId: clinic.clinicId, serviceIds: clinic.serviceIds };
         const rows: HttpRow[] = [];
-        rows.push(runLoad("GET /healthz (no database)", { kind: "get", base, path: "/healthz" }));
-        rows.push(runLoad("GET /readyz (one `select 1`)", { kind: "get", base, path: "/readyz" }));
+        rows.push(await runLoad("GET /healthz (no database)", { kind: "get", base, path: "/healthz" }));
+        rows.push(await runLoad("GET /readyz (one `select 1`)", { kind: "get", base, path: "/readyz" }));
         const hit = `/v1/availability?clinic_id=${clinic.clinicId}&service_id=${clinic.serviceIds[0] ?? ""}&from=2027-03-16&to=2027-03-16`;
-        rows.push(runLoad("availability, cache hit (1 day)", { kind: "get", ...common, path: hit }));
-        rows.push(runLoad("availability, cache miss (1 day)", { kind: "availability-miss", ...common }));
-        rows.push(runLoad("bookings spread over 50 providers", { kind: "bookings", ...common, weekOffset: i * 8 }));
+        rows.push(await runLoad("availability, cache hit (1 day)", { kind: "get", ...common, path: hit }));
+        rows.push(await runLoad("availability, cache miss (1 day)", { kind: "availability-miss", ...common }));
+        rows.push(await runLoad("bookings spread over 50 providers", { kind: "bookings", ...common, weekOffset: i * 8 }));
         // 50 simultaneous bookings of one slot through real HTTP connections.
         const hot = await Promise.all(
           Array.from({ length: 50 }, (_, k) =>
@@ -174,7 +99,7 @@ async function httpBench(databaseUrl: string, workerCounts: number[]): Promise<W
         });
       } finally {
         await server.stop();
-        await database.db.delete(clinics).where(sql`id = ${clinic.clinicId}`);
+        await removeClinic(database, clinic.clinicId);
       }
     }
   } finally {
@@ -229,11 +154,11 @@ async function main() {
 
   if (!existsSync(`${root}apps/server/dist/main.js`)) throw new Error("build the server first: npm run build");
   const urls = process.argv.flatMap((arg, i) => (arg === "--db" ? [process.argv[i + 1] ?? ""] : arg.startsWith("--db=") ? [arg.slice(5)] : []));
-  if (urls.length === 0) urls.push(loadConfig().databaseUrl ?? "postgres://postgres@127.0.0.1:5432/postgres");
+  if (urls.length === 0) urls.push(benchDatabaseUrl());
   const workerCounts = [1, 2];
   const results: { url: string; calibration: ReturnType<typeof pgbench>; runs: WorkersRun[] }[] = [];
   for (const databaseUrl of urls) {
-    const shown = databaseUrl.replace(/\/\/[^@]*@/, "//");
+    const shown = shownUrl(databaseUrl);
     console.log(`pgbench on ${shown} (${String(connections)} clients, ${String(seconds)} s each) ...`);
     const calibration = pgbench(databaseUrl);
     console.log(calibration ? `  TPC-B-like ${String(calibration.tpcbTps)} TPS, select-only ${String(calibration.selectOnlyTps)} TPS` : "  pgbench not installed: no database calibration");
