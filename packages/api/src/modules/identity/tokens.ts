@@ -30,6 +30,9 @@ const claimsSchema = z.object({
     .regex(/^\+[1-9]\d{1,14}$/)
     .optional(),
   roles: z.array(z.string()).optional(),
+  /** Issued-at and expiry (epoch seconds): with them, two tokens of the same claims differ. */
+  iat: z.number().optional(),
+  exp: z.number().optional(),
 });
 export type TokenClaims = z.infer<typeof claimsSchema>;
 
@@ -90,9 +93,8 @@ export function createTokenVerifier(settings: JwtSettings): TokenVerifier {
       }
       const claims = claimsSchema.safeParse(payload);
       if (!claims.success) throw new DomainError("UNAUTHENTICATED", "the access token lacks a valid sub or email claim");
-      const exp = typeof payload === "object" && payload !== null && "exp" in payload && typeof payload.exp === "number" ? payload.exp : 0;
       if (verified.size >= maxVerified) verified.clear();
-      verified.set(token, { claims: claims.data, expiresAtMs: exp * 1000 });
+      verified.set(token, { claims: claims.data, expiresAtMs: (claims.data.exp ?? 0) * 1000 });
       return claims.data;
     },
   };

@@ -6,8 +6,10 @@ import { DomainError } from "../../errors.ts";
 import type { AuthUser, TokenClaims } from "./tokens.ts";
 
 /**
- * Keeps the users table in step with token claims. A process remembers which (sub, email,
- * phone) it has already written, so an ordinary request costs no database write.
+ * Keeps the users table in step with token claims. A process remembers the token it last wrote
+ * for each sub (its e-mail, phone, iat and exp), so an ordinary request costs no database write,
+ * and a new token is written once even when its claims equal ones this process wrote before:
+ * another process may have written a newer token's claims since.
  */
 export class UserProvisioner {
   private readonly seen = new Map<string, string>();
@@ -22,7 +24,7 @@ export class UserProvisioner {
       phoneE164: claims.phone_number ?? null,
       isAdmin: claims.roles?.includes("ADMIN") ?? false,
     };
-    const fingerprint = `${claims.email}|${claims.phone_number ?? ""}`;
+    const fingerprint = `${claims.email}|${claims.phone_number ?? ""}|${claims.iat ?? ""}|${claims.exp ?? ""}`;
     if (this.seen.get(claims.sub) === fingerprint) return user;
     await upsertUserFromClaims(db, claims);
     if (this.seen.size >= this.maxEntries) this.seen.clear();

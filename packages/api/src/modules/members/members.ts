@@ -23,14 +23,27 @@ export const memberOutput = z.object({
 });
 export type MemberView = z.infer<typeof memberOutput>;
 
-/** The one column list of a member: everything shown comes from the membership itself. */
+/**
+ * Whether the user's latest token is newer than the membership: their token's e-mail and phone
+ * are then the latest word on them. Until then the membership shows what its clinic sent (M1),
+ * so linking a person who has signed in discloses nothing of theirs (docs/providers-services.md).
+ */
+const tokenIsNewer = sql`${users.lastLoginAt} > ${clinicMembers.createdAt}`;
+
+/** A member's e-mail: the user's, from their latest token (contract §3, §4). */
+export const memberEmail = sql<string>`case when ${tokenIsNewer} then coalesce(${users.email}, ${clinicMembers.email}) else ${clinicMembers.email} end`;
+
+/** A member's phone: the membership's own (M1, M3), else the user's, from their latest token. */
+export const memberPhone = sql<string | null>`coalesce(${clinicMembers.phoneE164}, case when ${tokenIsNewer} then ${users.phoneE164} end)`;
+
+/** The one column list of a member: the membership, with the user's contact details. */
 export const memberColumns = {
   id: clinicMembers.id,
   clinicId: clinicMembers.clinicId,
   userId: clinicMembers.userId,
   fullName: clinicMembers.fullName,
-  email: clinicMembers.email,
-  phoneE164: clinicMembers.phoneE164,
+  email: memberEmail,
+  phoneE164: memberPhone,
   isProvider: clinicMembers.isProvider,
   clinicRole: clinicMembers.clinicRole,
   status: clinicMembers.status,
@@ -39,9 +52,9 @@ export const memberColumns = {
   updatedAt: clinicMembers.updatedAt,
 };
 
-/** Members; add `.where(...)`. */
+/** Members, joined with their user; add `.where(...)`. */
 export function selectMembers(db: Db) {
-  return db.select(memberColumns).from(clinicMembers).$dynamic();
+  return db.select(memberColumns).from(clinicMembers).innerJoin(users, eq(users.id, clinicMembers.userId)).$dynamic();
 }
 export type MemberRow = Awaited<ReturnType<typeof selectMembers>>[number];
 

@@ -6,7 +6,7 @@ import { DomainError, notFound } from "../../errors.ts";
 import { invalidateAvailability } from "../availability/versions.ts";
 import { recordChanges } from "../events/index.ts";
 import { selectServices, serviceOutput, toService } from "../catalog/index.ts";
-import { type MemberRow, assertNoAssignedServices, memberOutput, memberPages, selectMembers, toMember } from "../members/index.ts";
+import { type MemberRow, assertNoAssignedServices, memberEmail, memberOutput, memberPages, selectMembers, toMember } from "../members/index.ts";
 import { closureOutput, toClosure, toWorkHour, workHourOutput } from "../schedule/index.ts";
 
 /** A provider as the providers list shows it: a member with the flag, without clinic_id and notes. */
@@ -56,7 +56,7 @@ export async function listProviders(db: Db, query: ProviderListQuery): Promise<{
     query.clinicId,
     query.statuses && query.statuses.length > 0 ? inArray(clinicMembers.status, [...query.statuses]) : undefined,
     pattern !== undefined
-      ? sql`(search_text(${clinicMembers.fullName}) like search_text(${pattern}::text) escape '\\' or search_text(${clinicMembers.email}) like search_text(${pattern}::text) escape '\\')`
+      ? sql`(search_text(${clinicMembers.fullName}) like search_text(${pattern}::text) escape '\\' or search_text(${memberEmail}) like search_text(${pattern}::text) escape '\\')`
       : undefined,
     query.serviceId !== undefined
       ? sql`exists (select 1 from ${services} where ${services.clinicId} = ${clinicMembers.clinicId} and ${services.id} = ${query.serviceId} and ${services.providerId} = ${clinicMembers.userId} and ${services.deletedAt} is null)`
