@@ -1,10 +1,12 @@
 // docs/architecture.md's route table must match the route table the server derives from the
 // procedures, and name module functions that exist and that the procedure's router calls.
+import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { appRouter } from "@clinic/api";
 import { restRoutes } from "../src/routes.ts";
+import { cyclesOf, importsPastIndex, moduleDependencies, readImportGraph, renderModuleDependencies } from "./importGraph.ts";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 
@@ -45,7 +47,7 @@ describe("docs/architecture.md", () => {
     const modules = new Map<string, Record<string, unknown>>();
     for (const row of await documentedRoutes()) {
       const [area = ""] = row.procedure.split(".");
-      const routerSource = await readFile(`${root}packages/api/src/router/${area}.ts`, "utf8");
+      const routerSource = await routerSourceWithHelpers(area);
       expect(row.functions.length, row.procedure).toBeGreaterThan(0);
       for (const ref of row.functions) {
         const [module = "", fn = ""] = ref.split(".");
@@ -55,8 +57,49 @@ describe("docs/architecture.md", () => {
           modules.set(module, exports);
         }
         expect(typeof exports[fn], `${ref} (for ${row.procedure}) is not a function exported by modules/${module}`).toBe("function");
-        expect(routerSource, `router/${area}.ts does not call ${fn}`).toMatch(new RegExp(`\\b${fn}\\(`));
+        expect(routerSource, `router/${area}.ts (or a router-local helper it imports) does not call ${fn}`).toMatch(new RegExp(`\\b${fn}\\(`));
       }
     }
+  });
+});
+
+/**
+ * A router's source with the router-local helpers it imports (`src/router/shared/*.ts`): a call
+ * made for the router by such a helper counts as the router's own.
+ */
+async function routerSourceWithHelpers(area: string): Promise<string> {
+  const source = await readFile(`${root}packages/api/src/router/${area}.ts`, "utf8");
+  const helpers = [...source.matchAll(/from "\.\/shared\/([A-Za-z]+\.ts)"/g)].map((m) => m[1] ?? "");
+  const helperSources = await Promise.all(helpers.map((file) => readFile(`${root}packages/api/src/router/shared/${file}`, "utf8")));
+  return [source, ...helperSources].join("\n");
+}
+
+describe("the import graph of packages/api/src", () => {
+  const graph = readImportGraph(`${root}packages/api/src`);
+  const deps = moduleDependencies(graph);
+
+  it("has no cycle, between files or between modules", () => {
+    expect(cyclesOf(graph.files)).toEqual([]);
+    expect(cyclesOf(deps)).toEqual([]);
+  });
+
+  it("reaches another module only through its index.ts", () => {
+    expect(importsPastIndex(graph)).toEqual([]);
+  });
+
+  it("is exactly the declared module dependencies (packages/api/module-dependencies.json)", () => {
+    const { $comment: _comment, ...declared } = JSON.parse(readFileSync(`${root}packages/api/module-dependencies.json`, "utf8")) as Record<string, string[]>;
+    const normalized = Object.fromEntries(Object.entries(declared).map(([name, targets]) => [name, [...targets].sort()]));
+    expect(Object.fromEntries(deps)).toEqual(normalized);
+  });
+
+  it("is the list docs/architecture.md shows between its module-deps markers", async () => {
+    const text = await readFile(`${root}docs/architecture.md`, "utf8");
+    const start = text.indexOf("<!-- module-deps:start -->");
+    const end = text.indexOf("<!-- module-deps:end -->");
+    expect(start, "docs/architecture.md lacks the module-deps markers").toBeGreaterThan(-1);
+    const documented = text.slice(start + "<!-- module-deps:start -->".length, end).trim();
+    // On failure, the expected value is the list to paste between the markers.
+    expect(documented).toBe(renderModuleDependencies(deps));
   });
 });

@@ -2,14 +2,15 @@ import type { TRPCRouterRecord } from "@trpc/server";
 import { z } from "zod";
 import { appointmentStatuses } from "@clinic/db";
 import { mayHandleAnyAppointment } from "../modules/access/index.ts";
-import { appointmentOutput, bookAppointment, cancelAppointment, getAppointment, listAppointments, rescheduleAppointment } from "../modules/booking/index.ts";
+import { appointmentOutput, cancelAppointment, getAppointment, listAppointments, rescheduleAppointment } from "../modules/booking/index.ts";
 import { nextCursorOutput, pageInput } from "../pagination.ts";
 import { instantInput, uuid } from "../schemas/wire.ts";
 import { bookingErrors, bookingTarget, idempotencyKey, patientInput } from "../schemas/booking.ts";
 import { bookingWriteProcedure, clinicProcedure } from "../trpc.ts";
+import { bookFor } from "./shared/booking.ts";
 
 export const appointmentsRouter = {
-  book: clinicProcedure("member", bookingWriteProcedure)
+  book: clinicProcedure("MEMBER", bookingWriteProcedure)
     .meta({
       rest: {
         method: "POST",
@@ -24,25 +25,7 @@ export const appointmentsRouter = {
     })
     .input(z.strictObject({ clinic_id: uuid, ...bookingTarget, patient: patientInput, patient_user_id: uuid.optional() }))
     .output(appointmentOutput)
-    .mutation(async ({ ctx, input }) => {
-      const { appointment } = await bookAppointment(
-        ctx.db,
-        {
-          clinicId: ctx.clinic.id,
-          timeZone: ctx.clinic.timezone,
-          userId: ctx.user.id,
-          serviceId: input.service_id,
-          start: input.start,
-          providerId: input.provider_id,
-          patient: input.patient,
-          notes: input.notes,
-          idempotencyKey: input.idempotency_key,
-          patientUserId: input.patient_user_id,
-        },
-        ctx.now(),
-      );
-      return appointment;
-    }),
+    .mutation(({ ctx, input }) => bookFor(ctx, input, { patient: input.patient, patientUserId: input.patient_user_id })),
 
   list: clinicProcedure("STAFF")
     .meta({ rest: { method: "GET", path: "/v1/appointments", summary: "List appointments by start", tags: ["appointments"] } })
@@ -77,7 +60,7 @@ export const appointmentsRouter = {
     .output(appointmentOutput)
     .query(({ ctx, input }) => getAppointment(ctx.db, ctx.clinic.id, input.id)),
 
-  cancel: clinicProcedure("member")
+  cancel: clinicProcedure("MEMBER")
     .meta({
       rest: {
         method: "POST",
@@ -91,7 +74,7 @@ export const appointmentsRouter = {
     .output(appointmentOutput)
     .mutation(({ ctx, input }) => cancelAppointment(ctx.db, ctx.clinic.id, input.id, { userId: ctx.user.id, may: mayHandleAnyAppointment(ctx) ? "any" : "booked-by-me" })),
 
-  reschedule: clinicProcedure("member", bookingWriteProcedure)
+  reschedule: clinicProcedure("MEMBER", bookingWriteProcedure)
     .meta({
       rest: {
         method: "POST",

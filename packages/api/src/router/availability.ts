@@ -1,21 +1,13 @@
 import type { TRPCRouterRecord } from "@trpc/server";
 import { z } from "zod";
 import { isStaffOrAbove } from "../modules/access/index.ts";
-import { answerAvailability, availabilityOutput, explainAvailability, explanationOutput } from "../modules/availability/index.ts";
-import { instantInput, localDate, uuid } from "../schemas/wire.ts";
+import { availabilityOutput, explainAvailability, explanationOutput } from "../modules/availability/index.ts";
+import { instantInput, uuid } from "../schemas/wire.ts";
 import { clinicProcedure } from "../trpc.ts";
-
-/** V1's input (O3 takes the same). */
-export const availabilityInput = z.object({
-  clinic_id: uuid,
-  service_id: uuid,
-  from: localDate.optional(),
-  to: localDate.optional(),
-  provider_id: uuid.optional(),
-});
+import { availabilityFor, availabilityInput } from "./shared/availability.ts";
 
 export const availabilityRouter = {
-  get: clinicProcedure("member")
+  get: clinicProcedure("MEMBER")
     .meta({
       rest: {
         method: "GET",
@@ -27,18 +19,9 @@ export const availabilityRouter = {
     })
     .input(availabilityInput)
     .output(availabilityOutput)
-    .query(({ ctx, input }) =>
-      answerAvailability(ctx.db, ctx.availabilityCache, ctx.clinic, {
-        serviceId: input.service_id,
-        providerId: input.provider_id,
-        from: input.from,
-        to: input.to,
-        now: ctx.now(),
-        maxSlots: ctx.limits.maxSlotsPerAnswer,
-      }),
-    ),
+    .query(({ ctx, input }) => availabilityFor(ctx, input)),
 
-  explain: clinicProcedure("member")
+  explain: clinicProcedure("MEMBER")
     .meta({
       rest: {
         method: "GET",

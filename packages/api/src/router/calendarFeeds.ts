@@ -1,7 +1,7 @@
 import type { TRPCRouterRecord } from "@trpc/server";
 import { z } from "zod";
 import { assertMayManageProvider, isClinicAdminOrAbove } from "../modules/access/index.ts";
-import { calendarFeedOutput, createCalendarFeed, createdCalendarFeedOutput, deleteCalendarFeed, getCalendarFeed, listCalendarFeeds, renderCalendarFeed } from "../modules/events/index.ts";
+import { calendarFeedOutput, createCalendarFeed, createdCalendarFeedOutput, deleteCalendarFeed, getCalendarFeed, listCalendarFeeds, renderCalendarFeed } from "../modules/calendarFeeds/index.ts";
 import { requireProvider } from "../modules/members/index.ts";
 import { uuid } from "../schemas/wire.ts";
 import { clinicProcedure, publicProcedure } from "../trpc.ts";
@@ -10,7 +10,7 @@ const tags = ["calendar feeds"] as const;
 const feedsPath = "/v1/clinics/:clinic_id/calendar_feeds";
 
 export const calendarFeedsRouter = {
-  create: clinicProcedure("member")
+  create: clinicProcedure("MEMBER")
     .meta({ rest: { method: "POST", path: feedsPath, status: 201, summary: "Subscribe a calendar to the clinic's (or one provider's) appointments; the url is shown once", tags, errors: ["NOT_A_PROVIDER"] } })
     .input(z.strictObject({ clinic_id: uuid, provider_id: uuid.optional(), include_patient_names: z.boolean().default(false) }))
     .output(createdCalendarFeedOutput)
@@ -21,13 +21,13 @@ export const calendarFeedsRouter = {
       return createCalendarFeed(ctx.db, ctx.clinic.id, { providerId: input.provider_id ?? null, includePatientNames: input.include_patient_names }, ctx.publicUrl);
     }),
 
-  list: clinicProcedure("member")
+  list: clinicProcedure("MEMBER")
     .meta({ rest: { method: "GET", path: feedsPath, summary: "The clinic's calendar feeds (a provider sees their own)", tags } })
     .input(z.object({ clinic_id: uuid }))
     .output(z.object({ calendar_feeds: z.array(calendarFeedOutput) }))
     .query(async ({ ctx }) => ({ calendar_feeds: await listCalendarFeeds(ctx.db, ctx.clinic.id, isClinicAdminOrAbove(ctx) ? undefined : ctx.user.id) })),
 
-  remove: clinicProcedure("member")
+  remove: clinicProcedure("MEMBER")
     .meta({ rest: { method: "DELETE", path: `${feedsPath}/:id`, status: 204, summary: "Delete a calendar feed: its url answers 404 from then on", tags } })
     .input(z.strictObject({ clinic_id: uuid, id: uuid }))
     .output(z.void())

@@ -30,7 +30,7 @@ export const clinicsRouter = {
     .output(z.object({ clinics: z.array(clinicOutput), next_cursor: nextCursorOutput }))
     .query(({ ctx, input }) => listClinics(ctx.db, ctx.user, input)),
 
-  get: clinicProcedure("member")
+  get: clinicProcedure("MEMBER")
     .meta({ rest: { method: "GET", path: "/v1/clinics/:clinic_id", summary: "Read a clinic", tags: ["clinics"] } })
     .input(z.object({ clinic_id: uuid }))
     .output(clinicOutput)

@@ -30,7 +30,7 @@ export const closuresRouter = {
     .output(z.void())
     .mutation(({ ctx, input }) => deleteClosure(ctx.db, clinicOwner(ctx.clinic.id), input.closure_id)),
 
-  createProvider: clinicProcedure("member")
+  createProvider: clinicProcedure("MEMBER")
     .meta({
       rest: {
         method: "POST",
@@ -50,7 +50,7 @@ export const closuresRouter = {
       return createClosure(ctx.db, { clinicId: ctx.clinic.id, providerId: input.provider_id }, input);
     }),
 
-  listProvider: clinicProcedure("member")
+  listProvider: clinicProcedure("MEMBER")
     .meta({ rest: { method: "GET", path: "/v1/providers/:provider_id/closures", summary: "A provider's closures overlapping [from, to)", tags: ["closures"] } })
     .input(z.object({ clinic_id: uuid, provider_id: uuid, ...rangeInput }))
     .output(listOutput)
@@ -60,7 +60,7 @@ export const closuresRouter = {
       return { closures: await listClosures(ctx.db, { clinicId: ctx.clinic.id, providerId: input.provider_id }, input) };
     }),
 
-  deleteProvider: clinicProcedure("member")
+  deleteProvider: clinicProcedure("MEMBER")
     .meta({ rest: { method: "DELETE", path: "/v1/providers/:provider_id/closures/:closure_id", status: 204, query: ["clinic_id"], summary: "Delete a provider closure", tags: ["closures"] } })
     .input(z.strictObject({ clinic_id: uuid, provider_id: uuid, closure_id: uuid }))
     .output(z.void())

@@ -54,7 +54,7 @@ export const dateOverridesRouter = {
     .output(z.void())
     .mutation(({ ctx, input }) => deleteDateOverride(ctx.db, clinicOwner(ctx.clinic.id), input.date)),
 
-  putProvider: clinicProcedure("member")
+  putProvider: clinicProcedure("MEMBER")
     .meta({
       rest: {
         method: "PUT",
@@ -75,7 +75,7 @@ export const dateOverridesRouter = {
       return (await putDateOverride(ctx.db, owner, date, override)).override;
     }),
 
-  listProvider: clinicProcedure("member")
+  listProvider: clinicProcedure("MEMBER")
     .meta({ rest: { method: "GET", path: "/v1/providers/:provider_id/date_overrides", summary: "A provider's date overrides in [from, to], by date", tags } })
     .input(z.object({ clinic_id: uuid, provider_id: uuid, ...rangeInput }))
     .output(z.object({ date_overrides: z.array(dateOverrideOutput) }))
@@ -85,7 +85,7 @@ export const dateOverridesRouter = {
       return { date_overrides: await listDateOverrides(ctx.db, { clinicId: ctx.clinic.id, providerId: input.provider_id }, input) };
     }),
 
-  deleteProvider: clinicProcedure("member")
+  deleteProvider: clinicProcedure("MEMBER")
     .meta({ rest: { method: "DELETE", path: "/v1/providers/:provider_id/date_overrides/:date", status: 204, query: ["clinic_id"], summary: "Remove a provider's override of a date", tags } })
     .input(z.strictObject({ clinic_id: uuid, provider_id: uuid, date: localDate }))
     .output(z.void())

@@ -1,12 +1,13 @@
 import type { TRPCRouterRecord } from "@trpc/server";
 import { z } from "zod";
-import { answerAvailability, availabilityOutput } from "../modules/availability/index.ts";
-import { appointmentOutput, bookAppointment } from "../modules/booking/index.ts";
+import { availabilityOutput } from "../modules/availability/index.ts";
+import { appointmentOutput } from "../modules/booking/index.ts";
 import { onlineClinicOutput, onlineServiceOutput, onlineServices, toOnlineClinic } from "../modules/patients/index.ts";
 import { bookingErrors, bookingTarget, selfPatientInput } from "../schemas/booking.ts";
 import { uuid } from "../schemas/wire.ts";
 import { bookingWriteProcedure, onlineBookingProcedure } from "../trpc.ts";
-import { availabilityInput } from "./availability.ts";
+import { availabilityFor, availabilityInput } from "./shared/availability.ts";
+import { bookFor } from "./shared/booking.ts";
 
 const tags = ["online booking"] as const;
 const clinicPath = "/v1/booking/clinics/:clinic_id";
@@ -29,16 +30,7 @@ export const onlineBookingRouter = {
     .meta({ rest: { method: "GET", path: `${clinicPath}/availability`, summary: "Bookable slots of a service, as GET /v1/availability", tags, errors: ["NOT_A_PROVIDER", "SERVICE_INACTIVE"] } })
     .input(availabilityInput)
     .output(availabilityOutput)
-    .query(({ ctx, input }) =>
-      answerAvailability(ctx.db, ctx.availabilityCache, ctx.clinic, {
-        serviceId: input.service_id,
-        providerId: input.provider_id,
-        from: input.from,
-        to: input.to,
-        now: ctx.now(),
-        maxSlots: ctx.limits.maxSlotsPerAnswer,
-      }),
-    ),
+    .query(({ ctx, input }) => availabilityFor(ctx, input)),
 
   book: onlineBookingProcedure(bookingWriteProcedure)
     .meta({
@@ -54,24 +46,11 @@ export const onlineBookingRouter = {
     })
     .input(z.strictObject({ clinic_id: uuid, ...bookingTarget, patient: selfPatientInput }))
     .output(appointmentOutput)
-    .mutation(async ({ ctx, input }) => {
-      const { appointment } = await bookAppointment(
-        ctx.db,
-        {
-          clinicId: ctx.clinic.id,
-          timeZone: ctx.clinic.timezone,
-          userId: ctx.user.id,
-          serviceId: input.service_id,
-          start: input.start,
-          providerId: input.provider_id,
-          patient: { name: input.patient.name, email: ctx.user.email, phone_e164: input.patient.phone_e164 ?? ctx.user.phoneE164 ?? undefined },
-          notes: input.notes,
-          idempotencyKey: input.idempotency_key,
-          patientUserId: ctx.user.id,
-          openBookingLimit: ctx.clinic.maxOpenBookingsPerPatient,
-        },
-        ctx.now(),
-      );
-      return appointment;
-    }),
+    .mutation(({ ctx, input }) =>
+      bookFor(ctx, input, {
+        patient: { name: input.patient.name, email: ctx.user.email, phone_e164: input.patient.phone_e164 ?? ctx.user.phoneE164 ?? undefined },
+        patientUserId: ctx.user.id,
+        openBookingLimit: ctx.clinic.maxOpenBookingsPerPatient,
+      }),
+    ),
 } satisfies TRPCRouterRecord;

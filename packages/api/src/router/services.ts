@@ -85,7 +85,7 @@ export const servicesRouter = {
       return updateService(ctx.db, ctx.clinic.id, id, { email: ctx.user.email }, patch);
     }),
 
-  list: clinicProcedure("member")
+  list: clinicProcedure("MEMBER")
     .meta({
       rest: {
         method: "GET",
@@ -113,7 +113,7 @@ export const servicesRouter = {
       }),
     ),
 
-  search: clinicProcedure("member")
+  search: clinicProcedure("MEMBER")
     .meta({
       rest: {
         method: "GET",
@@ -132,7 +132,7 @@ export const servicesRouter = {
     .output(z.object({ matches: z.array(z.object({ service: serviceOutput, score: z.number().min(0).max(1) })) }))
     .query(async ({ ctx, input }) => ({ matches: await searchServices(ctx.db, ctx.clinic.id, input.q, input.limit) })),
 
-  get: clinicProcedure("member")
+  get: clinicProcedure("MEMBER")
     .meta({ rest: { method: "GET", path: "/v1/services/:id", summary: "Read a service", tags: servicesTag } })
     .input(z.object({ clinic_id: uuid, id: uuid }))
     .output(serviceOutput)

@@ -56,7 +56,7 @@ export const workHoursRouter = {
     .output(z.void())
     .mutation(({ ctx, input }) => deleteWorkHour(ctx.db, clinicOwner(ctx.clinic.id), input.work_hour_id)),
 
-  createProvider: clinicProcedure("member")
+  createProvider: clinicProcedure("MEMBER")
     .meta({
       rest: {
         method: "POST",
@@ -76,7 +76,7 @@ export const workHoursRouter = {
       return createWorkHour(ctx.db, { clinicId: ctx.clinic.id, providerId: input.provider_id }, { weekday: input.weekday, ...periodOf(input) });
     }),
 
-  listProvider: clinicProcedure("member")
+  listProvider: clinicProcedure("MEMBER")
     .meta({ rest: { method: "GET", path: "/v1/providers/:provider_id/work_hours", summary: "List a provider's work hours in a clinic", tags: ["work hours"] } })
     .input(z.object({ clinic_id: uuid, provider_id: uuid, weekday: weekday.optional() }))
     .output(z.object({ work_hours: z.array(workHourOutput) }))

@@ -1,6 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import { clinicMembers, clinics, type Db } from "@clinic/db";
 import { forbidden, notFound } from "../../errors.ts";
+import { parseVersions, versionsOfClinicSql } from "../availability/index.ts";
 import { type MinRole, hasRole } from "./roles.ts";
 
 /** Who is asking: the authenticated caller as the access rules see them. */
@@ -43,7 +44,7 @@ function buildMembershipQuery(db: Db) {
       status: clinicMembers.status,
       // Every table is filtered by the clinic itself, not only through the join, so that a
       // distributed database runs the statement on the clinic's one node (docs/scale-out.md).
-      versions: sql<string>`(select coalesce(string_agg(v.scope_id::text || '=' || v.version::text, ','), '') from availability_versions v where v.clinic_id = ${sql.placeholder("clinicId")})`,
+      versions: versionsOfClinicSql(sql.placeholder("clinicId")),
     })
     .from(clinics)
     .leftJoin(clinicMembers, and(eq(clinicMembers.clinicId, sql.placeholder("clinicId")), eq(clinicMembers.userId, sql.placeholder("userId"))))
@@ -59,17 +60,6 @@ function membershipQuery(db: Db): ReturnType<typeof buildMembershipQuery> {
     membershipQueries.set(db, query);
   }
   return query;
-}
-
-/** `scope=version,scope=version` → map. */
-function parseVersions(text: string): Map<string, number> {
-  const versions = new Map<string, number>();
-  if (!text) return versions;
-  for (const pair of text.split(",")) {
-    const at = pair.indexOf("=");
-    versions.set(pair.slice(0, at), Number(pair.slice(at + 1)));
-  }
-  return versions;
 }
 
 /**
@@ -114,7 +104,7 @@ function buildOnlineClinicQuery(db: Db) {
       timezone: clinics.timezone,
       patientCancelCutoffMin: clinics.patientCancelCutoffMin,
       maxOpenBookingsPerPatient: clinics.maxOpenBookingsPerPatient,
-      versions: sql<string>`(select coalesce(string_agg(v.scope_id::text || '=' || v.version::text, ','), '') from availability_versions v where v.clinic_id = ${clinics.id})`,
+      versions: versionsOfClinicSql(clinics.id),
     })
     .from(clinics)
     .where(and(eq(clinics.id, sql.placeholder("clinicId")), eq(clinics.onlineBooking, true)))

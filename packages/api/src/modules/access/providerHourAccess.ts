@@ -18,12 +18,12 @@ export async function authorizeProviderWorkHour(
   let clinicId = input.clinic_id;
   let membership;
   if (clinicId) {
-    ({ membership } = await authorizeClinic(db, caller, clinicId, "member"));
+    ({ membership } = await authorizeClinic(db, caller, clinicId, "MEMBER"));
   } else {
     clinicId = await clinicOfProviderWorkHour(db, input.work_hour_id, input.provider_id);
     if (!clinicId) throw notFound("work hour");
     try {
-      ({ membership } = await authorizeClinic(db, caller, clinicId, "member"));
+      ({ membership } = await authorizeClinic(db, caller, clinicId, "MEMBER"));
     } catch (error) {
       if (error instanceof DomainError && error.domainCode === "FORBIDDEN") throw notFound("work hour");
       throw error;

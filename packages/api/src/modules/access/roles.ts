@@ -1,11 +1,11 @@
-/** Clinic roles from weakest to strongest; any custom role string ranks as "member". */
-export type MinRole = "member" | "STAFF" | "CLINIC_ADMIN";
+/** Clinic roles from weakest to strongest; any custom role string ranks as "MEMBER" (any member of the clinic). */
+export type MinRole = "MEMBER" | "STAFF" | "CLINIC_ADMIN";
 
-const rank: Record<MinRole, number> = { member: 1, STAFF: 2, CLINIC_ADMIN: 3 };
+const rank: Record<MinRole, number> = { MEMBER: 1, STAFF: 2, CLINIC_ADMIN: 3 };
 
 /** The rank of a membership's role: CLINIC_ADMIN > STAFF > any other (custom) role. */
 export function roleRank(role: string): number {
-  return role === "CLINIC_ADMIN" ? rank.CLINIC_ADMIN : role === "STAFF" ? rank.STAFF : rank.member;
+  return role === "CLINIC_ADMIN" ? rank.CLINIC_ADMIN : role === "STAFF" ? rank.STAFF : rank.MEMBER;
 }
 
 /** True when `role` is at least `minRole`. */

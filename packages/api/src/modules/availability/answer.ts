@@ -1,9 +1,8 @@
 import { z } from "zod";
 import type { Db } from "@clinic/db";
 import { instantOutput } from "../../schemas/wire.ts";
-import type { ClinicScope } from "../access/index.ts";
 import type { AvailabilityCache } from "./cache.ts";
-import { availabilityWithCache } from "./compute.ts";
+import { availabilityWithCache } from "./cached.ts";
 import { resolveDateRange } from "./range.ts";
 
 export const slotOutput = z.object({
@@ -25,6 +24,13 @@ export const availabilityOutput = z.object({
 });
 export type AvailabilityView = z.infer<typeof availabilityOutput>;
 
+/** The clinic asked about: its zone, and its availability versions when already read in this request. */
+export interface AvailabilityClinic {
+  id: string;
+  timezone: string;
+  versions?: Map<string, number> | undefined;
+}
+
 export interface AvailabilityRequest {
   serviceId: string;
   providerId?: string | undefined;
@@ -35,7 +41,7 @@ export interface AvailabilityRequest {
 }
 
 /** The bookable slots of a service in a clinic over a date range (default: a week from today), through the cache. */
-export async function answerAvailability(db: Db, cache: AvailabilityCache, clinic: ClinicScope, request: AvailabilityRequest): Promise<AvailabilityView> {
+export async function answerAvailability(db: Db, cache: AvailabilityCache, clinic: AvailabilityClinic, request: AvailabilityRequest): Promise<AvailabilityView> {
   const { fromDate, toDate } = resolveDateRange(request.from, request.to, clinic.timezone, request.now);
   const { service, slots } = await availabilityWithCache(db, cache, {
     clinicId: clinic.id,

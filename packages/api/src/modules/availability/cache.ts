@@ -1,5 +1,5 @@
 import type { Slot } from "../../domain/slots.ts";
-import type { ServiceInfo } from "./compute.ts";
+import type { ServiceInfo } from "./service.ts";
 
 /** One computed answer. */
 export interface CachedAvailability {

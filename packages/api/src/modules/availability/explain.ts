@@ -4,7 +4,8 @@ import type { Interval } from "../../domain/intervals.ts";
 import { type Reason, explainStart, reasonCodes } from "../../domain/slots.ts";
 import { formatLocal, formatTimeOfDay, localDateOf } from "../../domain/timezone.ts";
 import { instantOutput } from "../../schemas/wire.ts";
-import { type ClosureInterval, type ServiceInfo, candidatesOf, loadBookableService, loadSchedule } from "./compute.ts";
+import { type ClosureInterval, loadSchedule } from "./schedule.ts";
+import { type ServiceInfo, candidatesOf, loadBookableService } from "./service.ts";
 
 /** Why a start can or cannot be booked, per candidate provider (docs/availability.md#why-no-slot). */
 export const explanationOutput = z.object({

@@ -1,12 +1,9 @@
-import { and, eq, gte, lt, sql } from "drizzle-orm";
+import { and, eq, gte, lt } from "drizzle-orm";
 import { z } from "zod";
 import { type AppointmentStatus, appointments, appointmentStatuses, clinicMembers, type Db, services } from "@clinic/db";
 import { DomainError, forbidden, notFound } from "../../errors.ts";
 import { keyset } from "../../pagination.ts";
 import { instantOutput } from "../../schemas/wire.ts";
-import { invalidateAvailability } from "../availability/index.ts";
-import { recordChanges } from "../events/index.ts";
-import { dropReminders } from "./reminders.ts";
 
 /** An appointment as the API shows it. */
 export const appointmentOutput = z.object({
@@ -110,8 +107,10 @@ export async function getAppointment(db: Db, clinicId: string, id: string): Prom
   return toAppointment(row);
 }
 
-export interface AppointmentQuery {
-  clinicId: string;
+/** Whose appointments a list shows: one clinic's (staff), or one patient's in every clinic (U1). */
+export type AppointmentOwner = { clinicId: string; patientUserId?: undefined } | { patientUserId: string; clinicId?: undefined };
+
+export type AppointmentQuery = AppointmentOwner & {
   /** Starting at or after. */
   from?: Date | undefined;
   /** Starting before. */
@@ -121,14 +120,14 @@ export interface AppointmentQuery {
   status?: AppointmentStatus | undefined;
   limit: number;
   cursor?: string | undefined;
-}
+};
 
-/** The clinic's appointments by start, filtered, keyset-paginated. */
+/** A clinic's or a patient's appointments by start, filtered, keyset-paginated. */
 export async function listAppointments(db: Db, query: AppointmentQuery): Promise<{ appointments: AppointmentView[]; next_cursor: string | null }> {
   const rows = await selectAppointments(db)
     .where(
       and(
-        eq(appointments.clinicId, query.clinicId),
+        query.clinicId !== undefined ? eq(appointments.clinicId, query.clinicId) : eq(appointments.patientUserId, query.patientUserId),
         query.from ? gte(appointments.startsAt, query.from) : undefined,
         query.to ? lt(appointments.startsAt, query.to) : undefined,
         query.providerId ? eq(appointments.providerId, query.providerId) : undefined,
@@ -179,21 +178,4 @@ export async function lockAppointment(db: Db, clinicId: string, id: string, acto
     });
   }
   return row;
-}
-
-/** Cancels an appointment (idempotent) and frees its slot. */
-export async function cancelAppointment(db: Db, clinicId: string, id: string, actor: AppointmentActor): Promise<AppointmentView> {
-  return db.transaction(async (tx) => {
-    const row = await lockAppointment(tx, clinicId, id, actor);
-    if (row.status === "canceled") return getAppointment(tx, clinicId, id);
-    await tx
-      .update(appointments)
-      .set({ status: "canceled", canceledAt: sql`now()` })
-      .where(and(eq(appointments.clinicId, clinicId), eq(appointments.id, id)));
-    await invalidateAvailability(tx, clinicId, [row.providerId]);
-    await dropReminders(tx, clinicId, id);
-    const canceled = await getAppointment(tx, clinicId, id);
-    await recordChanges(tx, clinicId, [{ type: "appointment.canceled", data: canceled }]);
-    return canceled;
-  });
 }

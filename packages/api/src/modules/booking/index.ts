@@ -1,6 +1,7 @@
-// Booking: appointments, booking with idempotency keys, cancelling (docs/availability.md#booking).
+// Booking: appointments, booking with idempotency keys, rescheduling, cancelling, reminders (docs/availability.md#booking).
 export * from "./appointments.ts";
 export * from "./book.ts";
+export * from "./cancel.ts";
 export * from "./idempotency.ts";
 export * from "./reschedule.ts";
 export * from "./reminders.ts";

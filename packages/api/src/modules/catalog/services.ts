@@ -2,7 +2,7 @@ import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
 import { type Db, services } from "@clinic/db";
 import { DomainError, notFound, returnedRow } from "../../errors.ts";
 import { type Change, recordChanges } from "../events/index.ts";
-import { invalidateAvailability } from "../availability/versions.ts";
+import { invalidateAvailability } from "../availability/index.ts";
 import { requireProvider } from "../members/index.ts";
 import { type ServiceRow, type ServiceView, getService, selectServices, servicePages, servicesByIds, toService } from "./view.ts";
 

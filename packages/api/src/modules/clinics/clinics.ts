@@ -5,7 +5,7 @@ import { notFound, returnedRow } from "../../errors.ts";
 import { keyset } from "../../pagination.ts";
 import { instantOutput } from "../../schemas/wire.ts";
 import type { Caller } from "../access/index.ts";
-import { invalidateAvailability } from "../availability/versions.ts";
+import { invalidateAvailability } from "../availability/index.ts";
 
 export const clinicOutput = z.object({
   id: z.string(),

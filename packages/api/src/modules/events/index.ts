@@ -1,5 +1,4 @@
-// Events out: the gap-free event feed, webhooks and their deliveries (docs/events.md).
-export * from "./calendarFeeds.ts";
+// Events: the changes of a clinic recorded in their own transaction, and the gap-free feed of them (docs/events.md).
 export * from "./record.ts";
 export * from "./types.ts";
 export * from "./feed.ts";

@@ -1,7 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { type AuditAction, type Db, auditLog, eventCounters, events, rowsOf } from "@clinic/db";
-import { planDeliveries } from "../webhooks/deliver.ts";
 import type { EventType } from "./types.ts";
 
 /** One change of a clinic: the event it records, and for service changes the audit entry too. */
@@ -18,6 +17,20 @@ export interface RecordedEvent {
   seq: number;
   type: EventType;
   data: Record<string, unknown>;
+}
+
+/**
+ * Work that belongs to the transaction of newly recorded events: the webhooks module plans its
+ * deliveries here, so a delivery exists exactly when its event does. Modules that react to events
+ * depend on this one, never the reverse: they register when they are loaded.
+ */
+export type RecordedEventsHandler = (tx: Db, clinicId: string, recorded: readonly RecordedEvent[], occurredAt: Date) => Promise<void>;
+
+const recordedEventsHandlers: RecordedEventsHandler[] = [];
+
+/** Runs `handler` in the transaction of every later `recordChanges` (once, however often registered). */
+export function onEventsRecorded(handler: RecordedEventsHandler): void {
+  if (!recordedEventsHandlers.includes(handler)) recordedEventsHandlers.push(handler);
 }
 
 let lastMs = 0;
@@ -75,6 +88,7 @@ export async function recordChanges(tx: Db, clinicId: string, changes: readonly 
     .values(changes.map((c, i) => ({ clinicId, seq: last - changes.length + 1 + i, type: c.type, data: c.data })))
     .returning({ id: events.id, seq: events.seq, occurredAt: events.occurredAt });
   const recorded = rows.map((row, i) => ({ id: row.id, seq: row.seq, type: changes[i]?.type ?? "service.updated", data: changes[i]?.data ?? {} }));
-  await planDeliveries(tx, clinicId, recorded, rows[0]?.occurredAt ?? new Date());
+  const occurredAt = rows[0]?.occurredAt ?? new Date();
+  for (const handler of recordedEventsHandlers) await handler(tx, clinicId, recorded, occurredAt);
   return recorded;
 }

@@ -1,7 +1,7 @@
 import { and, eq, isNull, ne, sql } from "drizzle-orm";
 import type { PgUpdateSetSource } from "drizzle-orm/pg-core";
 import { appointments, calendarFeeds, clinicMembers, closures, dateOverrides, type Db, pgErrorInfo, services, upsertStamp, users, workHours } from "@clinic/db";
-import { invalidateAvailability } from "../availability/versions.ts";
+import { invalidateAvailability } from "../availability/index.ts";
 import { DomainError } from "../../errors.ts";
 import type { AuthUser, TokenClaims } from "./tokens.ts";
 

@@ -4,7 +4,7 @@ import { type Db, clinicMembers, memberStatuses, services, users } from "@clinic
 import { DomainError, notFound, returnedRow } from "../../errors.ts";
 import { keyset } from "../../pagination.ts";
 import { instantOutput } from "../../schemas/wire.ts";
-import { invalidateAvailability } from "../availability/versions.ts";
+import { invalidateAvailability } from "../availability/index.ts";
 
 /** The user-to-clinic membership as the API shows it. */
 export const memberOutput = z.object({

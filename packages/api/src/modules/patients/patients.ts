@@ -1,10 +1,9 @@
-import { and, asc, eq, gte, lt } from "drizzle-orm";
+import { and, asc, eq } from "drizzle-orm";
 import { z } from "zod";
 import { type AppointmentStatus, appointments, clinics, type Db, services } from "@clinic/db";
 import { notFound } from "../../errors.ts";
-import { keyset } from "../../pagination.ts";
 import type { OnlineClinic } from "../access/index.ts";
-import { type AppointmentRow, type AppointmentView, cancelAppointment, rescheduleAppointment, selectAppointments, toAppointment } from "../booking/index.ts";
+import { type AppointmentView, cancelAppointment, listAppointments, rescheduleAppointment, selectAppointments, toAppointment } from "../booking/index.ts";
 import { selectServices, serviceOutput, toService } from "../catalog/index.ts";
 
 /** A clinic as its booking page shows it (O1). */
@@ -31,13 +30,6 @@ export async function onlineServices(db: Db, clinicId: string): Promise<OnlineSe
   });
 }
 
-/** A patient's appointments are listed by start, then id. */
-const myPages = keyset<AppointmentRow>(
-  "asc",
-  { column: appointments.startsAt, kind: "instant", of: (r) => r.startsAt },
-  { column: appointments.id, kind: "uuid", of: (r) => r.id },
-);
-
 export interface MyAppointmentsQuery {
   userId: string;
   from?: Date | undefined;
@@ -48,21 +40,9 @@ export interface MyAppointmentsQuery {
 }
 
 /** The caller's own appointments (booked for them as a patient) in every clinic, by start. */
-export async function listMyAppointments(db: Db, query: MyAppointmentsQuery): Promise<{ appointments: AppointmentView[]; next_cursor: string | null }> {
-  const rows = await selectAppointments(db)
-    .where(
-      and(
-        eq(appointments.patientUserId, query.userId),
-        query.from ? gte(appointments.startsAt, query.from) : undefined,
-        query.to ? lt(appointments.startsAt, query.to) : undefined,
-        query.status ? eq(appointments.status, query.status) : undefined,
-        myPages.after(query.cursor),
-      ),
-    )
-    .orderBy(...myPages.orderBy)
-    .limit(query.limit + 1);
-  const { items, next_cursor } = myPages.page(rows, query.limit);
-  return { appointments: items.map(toAppointment), next_cursor };
+export function listMyAppointments(db: Db, query: MyAppointmentsQuery): Promise<{ appointments: AppointmentView[]; next_cursor: string | null }> {
+  const { userId, ...filters } = query;
+  return listAppointments(db, { patientUserId: userId, ...filters });
 }
 
 /** Where one of the caller's appointments is: its clinic, zone and cutoff; 404 when it is not theirs. */

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { type Db, type MemberStatus, clinicMembers, closures, services, workHours } from "@clinic/db";
 import { type ProviderAction, type ProviderState, allowedProviderActions, nextProviderState } from "../../domain/providerStatus.ts";
 import { DomainError, notFound } from "../../errors.ts";
-import { invalidateAvailability } from "../availability/versions.ts";
+import { invalidateAvailability } from "../availability/index.ts";
 import { recordChanges } from "../events/index.ts";
 import { selectServices, serviceOutput, toService } from "../catalog/index.ts";
 import { type MemberRow, assertNoAssignedServices, memberEmail, memberOutput, memberPages, selectMembers, toMember } from "../members/index.ts";

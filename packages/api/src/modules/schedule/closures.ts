@@ -1,7 +1,7 @@
 import { and, asc, eq, gt, lt } from "drizzle-orm";
 import { closures, type Db } from "@clinic/db";
 import { invalidTimeRange, notFound, returnedRow, validationFailed } from "../../errors.ts";
-import { invalidateAvailability } from "../availability/versions.ts";
+import { invalidateAvailability } from "../availability/index.ts";
 import { type ScheduleOwner, availabilityScopeOf, ownedBy, scopeOf } from "./owner.ts";
 import { type ClosureView, toClosure } from "./view.ts";
 

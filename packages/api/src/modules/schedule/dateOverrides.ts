@@ -5,7 +5,7 @@ import { type Period, isValidPeriod, overlapMessage } from "../../domain/workHou
 import { formatTimeOfDay } from "../../domain/timezone.ts";
 import { DomainError, invalidTimeRange, notFound, preconditionRequired, returnedRow, staleUpdatedAt } from "../../errors.ts";
 import { instantOutput } from "../../schemas/wire.ts";
-import { invalidateAvailability } from "../availability/versions.ts";
+import { invalidateAvailability } from "../availability/index.ts";
 import { type ScheduleOwner, availabilityScopeOf, ownedBy, scopeOf } from "./owner.ts";
 
 /** A date override as the API shows it (periods in clinic wall-clock, by opening). */

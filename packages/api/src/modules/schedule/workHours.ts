@@ -2,7 +2,7 @@ import { and, asc, eq, ne } from "drizzle-orm";
 import { type Db, pgErrorInfo, workHours } from "@clinic/db";
 import { type Period, applyPatch, findOverlap, isValidPeriod, overlapMessage } from "../../domain/workHourRules.ts";
 import { DomainError, invalidTimeRange, notFound, returnedRow, staleUpdatedAt } from "../../errors.ts";
-import { invalidateAvailability } from "../availability/versions.ts";
+import { invalidateAvailability } from "../availability/index.ts";
 import { type ScheduleOwner, availabilityScopeOf, ownedBy, scopeOf } from "./owner.ts";
 import { type WorkHourView, toWorkHour } from "./view.ts";
 

@@ -1,6 +1,6 @@
 import { and, eq, sql } from "drizzle-orm";
 import { type Db, type DeliveryStatus, webhookDeliveries, webhooks } from "@clinic/db";
-import type { RecordedEvent } from "../events/record.ts";
+import type { RecordedEvent } from "../events/index.ts";
 import { type PostResult, postJson } from "./outbound.ts";
 import { type DeliveryJob, createDeliveries, scheduleAttempt, signedHeaders } from "./webhooks.ts";
 

@@ -6,7 +6,7 @@ import { type Db, type DeliveryStatus, deliveryStatuses, webhookDeliveries, webh
 import { DomainError, notFound, returnedRow } from "../../errors.ts";
 import { keyset } from "../../pagination.ts";
 import { instantOutput } from "../../schemas/wire.ts";
-import { eventTypes } from "../events/types.ts";
+import { eventTypes } from "../events/index.ts";
 import { cancelJobs, enqueue, queueNames } from "../jobs/index.ts";
 import { assertSafeWebhookUrl } from "./outbound.ts";
 

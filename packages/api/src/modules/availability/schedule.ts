@@ -1,0 +1,146 @@
+// Reading what the slot engine needs (hours, overrides, closures, bookings) and computing slots from it.
+import { type SQL, and, between, eq, gt, inArray, isNull, lt, ne, or } from "drizzle-orm";
+import { appointments, closures, type Db, dateOverridePeriods, dateOverrides, workHours } from "@clinic/db";
+import type { Interval } from "../../domain/intervals.ts";
+import { type Booking, type DateOverride, type ProviderSchedule, type Slot, type SlotQuery, type WeeklyPeriod, computeSlots } from "../../domain/slots.ts";
+import { addDays, wallClockToInstant } from "../../domain/timezone.ts";
+import { type Candidate, type ServiceInfo, rulesOf } from "./service.ts";
+
+/** "Booked appointments of these providers of the clinic": what occupies a provider's time. */
+export function bookedAppointmentsOf(clinicId: string, providerIds: string[]): SQL | undefined {
+  return and(eq(appointments.clinicId, clinicId), eq(appointments.status, "booked"), inArray(appointments.providerId, providerIds));
+}
+
+/** Where and when: the clinic, its zone and the local dates to read schedules for. */
+export interface ScheduleScope {
+  clinicId: string;
+  timeZone: string;
+  fromDate: string;
+  toDate: string;
+  /** An appointment to leave out, as if it did not exist (a reschedule's own). */
+  excludeAppointmentId?: string | undefined;
+}
+
+/** A closure as the engine sees it, with what an explanation says about it. */
+export interface ClosureInterval extends Interval {
+  reason: string | null;
+}
+
+/** Everything the slot engine needs for the scope, but the clock. */
+export type LoadedSchedule = Omit<SlotQuery, "nowMs"> & { clinicClosures: ClosureInterval[] };
+
+const HOUR = 3_600_000;
+
+/**
+ * Reads the clinic's and the candidates' hours, date overrides, closures and booked appointments
+ * for the scope, and builds the engine's query with the service's rules. Providers carry whether
+ * they are approved (only approved ones offer slots; explanations name the others).
+ */
+export async function loadSchedule(db: Db, scope: ScheduleScope, service: ServiceInfo, candidates: readonly Pick<Candidate, "userId" | "status">[]): Promise<LoadedSchedule> {
+  const { clinicId } = scope;
+  const providerIds = candidates.map((c) => c.userId);
+  // Instants that surely cover every local date of the range in any time zone (UTC−12 … +14),
+  // widened by the longest buffers (4 h each side) for the bookings.
+  const rangeStart = new Date(wallClockToInstant(scope.fromDate, 0, "UTC") - 44 * HOUR);
+  const rangeEnd = new Date(wallClockToInstant(addDays(scope.toDate, 1), 0, "UTC") + 44 * HOUR);
+  const hasProviders = providerIds.length > 0;
+  const ownedByScope = (providerColumn: typeof workHours.providerId | typeof closures.providerId | typeof dateOverrides.providerId) =>
+    hasProviders ? or(isNull(providerColumn), inArray(providerColumn, providerIds)) : isNull(providerColumn);
+  const [hours, overrideRows, closureRows, booked] = await Promise.all([
+    db
+      .select({ providerId: workHours.providerId, weekday: workHours.weekday, opensMin: workHours.opensMin, closesMin: workHours.closesMin })
+      .from(workHours)
+      .where(and(eq(workHours.clinicId, clinicId), ownedByScope(workHours.providerId))),
+    db
+      .select({ providerId: dateOverrides.providerId, date: dateOverrides.date, opensMin: dateOverridePeriods.opensMin, closesMin: dateOverridePeriods.closesMin })
+      .from(dateOverrides)
+      .leftJoin(dateOverridePeriods, and(eq(dateOverridePeriods.clinicId, dateOverrides.clinicId), eq(dateOverridePeriods.overrideId, dateOverrides.id)))
+      .where(and(eq(dateOverrides.clinicId, clinicId), between(dateOverrides.date, scope.fromDate, scope.toDate), ownedByScope(dateOverrides.providerId))),
+    db
+      .select({ providerId: closures.providerId, startsAt: closures.startsAt, endsAt: closures.endsAt, reason: closures.reason })
+      .from(closures)
+      .where(and(eq(closures.clinicId, clinicId), lt(closures.startsAt, rangeEnd), gt(closures.endsAt, rangeStart), ownedByScope(closures.providerId))),
+    hasProviders
+      ? db
+          .select({
+            id: appointments.id,
+            providerId: appointments.providerId,
+            startsAt: appointments.startsAt,
+            endsAt: appointments.endsAt,
+            bufferBeforeMin: appointments.bufferBeforeMin,
+            bufferAfterMin: appointments.bufferAfterMin,
+          })
+          .from(appointments)
+          .where(
+            and(
+              bookedAppointmentsOf(clinicId, providerIds),
+              lt(appointments.occupiedStart, rangeEnd),
+              gt(appointments.occupiedEnd, rangeStart),
+              scope.excludeAppointmentId ? ne(appointments.id, scope.excludeAppointmentId) : undefined,
+            ),
+          )
+      : Promise.resolve([]),
+  ]);
+
+  const byProvider = <T>() => new Map<string, T[]>(providerIds.map((id) => [id, []]));
+  const clinicHours: WeeklyPeriod[] = [];
+  const providerHours = byProvider<WeeklyPeriod>();
+  for (const h of hours) {
+    const period = { weekday: h.weekday, opensMin: h.opensMin, closesMin: h.closesMin };
+    if (h.providerId === null) clinicHours.push(period);
+    else providerHours.get(h.providerId)?.push(period);
+  }
+  // One override per owner and date; a left-joined row without a period is a closed day.
+  const overrides = new Map<string, DateOverride>();
+  for (const o of overrideRows) {
+    const key = `${o.providerId ?? ""}|${o.date}`;
+    let override = overrides.get(key);
+    if (!override) {
+      override = { date: o.date, periods: [] };
+      overrides.set(key, override);
+    }
+    if (o.opensMin !== null && o.closesMin !== null) (override.periods as { opensMin: number; closesMin: number }[]).push({ opensMin: o.opensMin, closesMin: o.closesMin });
+  }
+  const overridesOf = (providerId: string | null) => [...overrides.entries()].filter(([key]) => key.startsWith(`${providerId ?? ""}|`)).map(([, o]) => o);
+  const clinicClosures: ClosureInterval[] = [];
+  const providerClosures = byProvider<ClosureInterval>();
+  for (const c of closureRows) {
+    const interval = { start: c.startsAt.getTime(), end: c.endsAt.getTime(), reason: c.reason };
+    if (c.providerId === null) clinicClosures.push(interval);
+    else providerClosures.get(c.providerId)?.push(interval);
+  }
+  const bookings = byProvider<Booking>();
+  for (const a of booked) {
+    bookings.get(a.providerId)?.push({ id: a.id, start: a.startsAt.getTime(), end: a.endsAt.getTime(), bufferBeforeMin: a.bufferBeforeMin, bufferAfterMin: a.bufferAfterMin });
+  }
+  return {
+    ...rulesOf(service),
+    timeZone: scope.timeZone,
+    fromDate: scope.fromDate,
+    toDate: scope.toDate,
+    clinicHours,
+    clinicOverrides: overridesOf(null),
+    clinicClosures,
+    providers: candidates.map(
+      (c): ProviderSchedule => ({
+        providerId: c.userId,
+        approved: c.status === "approved",
+        hours: providerHours.get(c.userId) ?? [],
+        overrides: overridesOf(c.userId),
+        closures: providerClosures.get(c.userId) ?? [],
+        bookings: bookings.get(c.userId) ?? [],
+      }),
+    ),
+  };
+}
+
+/** The bookable slots of the scope at `now`, with every rule of the service (booking and rescheduling re-check with this). */
+export async function computeAvailability(db: Db, scope: ScheduleScope, service: ServiceInfo, providerIds: readonly string[], now: Date): Promise<Slot[]> {
+  const schedule = await loadSchedule(
+    db,
+    scope,
+    service,
+    providerIds.map((userId) => ({ userId, status: "approved" as const })),
+  );
+  return computeSlots({ ...schedule, nowMs: now.getTime() });
+}
