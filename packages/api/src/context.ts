@@ -26,7 +26,7 @@ export interface Context {
 
 /** Outcomes the API reports as they happen (docs/operations.md#metrics). */
 export interface ApiObserver {
-  /** A booking write (B1, B5, O4, U3, U4) ended: `outcome` is "ok" or the error's contract code. */
+  /** A booking write ended (staff book B1 or reschedule B5; a patient books O4, cancels U3 or moves U4): `outcome` is "ok" or the error's contract code. */
   bookingWrite(procedure: string, outcome: string): void;
 }
 

@@ -72,7 +72,7 @@ export const protectedProcedure = publicProcedure.use(({ ctx, next }) => {
 });
 
 /**
- * Booking writes (B1, B5, O4, U3, U4) count against the caller's per-minute limit, shared by every
+ * Booking writes (staff book B1 and reschedule B5; a patient books O4, cancels U3, moves U4) count against the caller's per-minute limit, shared by every
  * server process through the database; 429 RATE_LIMITED past it.
  */
 export const bookingWriteProcedure = protectedProcedure.use(async ({ ctx, next, path }) => {

@@ -1,4 +1,4 @@
-// The inputs every booking route shares (staff B1/B5, patients O4/U4).
+// The inputs every booking route shares (staff book B1 and reschedule B5; patients book O4 and move U4).
 import { z } from "zod";
 import { instantInput, phoneE164, uuid } from "./wire.ts";
 

@@ -69,7 +69,7 @@ export const appointments = pgTable(
     check("appointments_canceled_consistent", sql`(${t.status} = 'canceled') = (${t.canceledAt} is not null)`),
     index("appointments_clinic_start_idx").on(t.clinicId, t.startsAt, t.id),
     index("appointments_clinic_provider_start_idx").on(t.clinicId, t.providerId, t.startsAt),
-    // A patient's own appointments (U1, and the open-bookings count of one clinic).
+    // A patient's own appointments (a patient's list U1, and the open-bookings count of one clinic).
     index("appointments_patient_start_idx").on(t.patientUserId, t.startsAt, t.id),
   ],
 );

@@ -5,7 +5,7 @@ import { type Caller, authorizeClinic } from "./clinicAccess.ts";
 import { assertMayManageProvider } from "./providerAccess.ts";
 
 /**
- * Authorises a write to a provider work hour named by W7/W8, whose clinic_id may be omitted. With
+ * Authorises a write to a provider work hour named by its id alone (edit W7 and delete W8 of a provider's hour), whose clinic_id may be omitted. With
  * clinic_id the caller must be a member of it (403 otherwise); without, the hour's own clinic
  * applies, and a caller who is not a member of that clinic gets 404, as for a missing hour, so ids
  * of other clinics leak nothing. Then the caller must manage that provider's schedule.

@@ -12,7 +12,7 @@ export const slotOutput = z.object({
   provider_ids: z.array(z.string()),
 });
 
-/** The answer of V1 (and O3, the same for patients). */
+/** The answer of staff availability (V1), and the same for patients on the booking page (O3). */
 export const availabilityOutput = z.object({
   clinic_id: z.string(),
   service_id: z.string(),

@@ -14,7 +14,7 @@ export const calendarFeedOutput = z.object({
   include_patient_names: z.boolean(),
   created_at: instantOutput,
 });
-/** The answer of F1: with the feed's url, which is never shown again. */
+/** The answer of creating a feed (F1): with the feed's url, which is never shown again. */
 export const createdCalendarFeedOutput = calendarFeedOutput.extend({ url: z.string() });
 export type CalendarFeedView = z.infer<typeof calendarFeedOutput>;
 

@@ -33,7 +33,7 @@ const tokenIsNewer = sql`${users.lastLoginAt} > ${clinicMembers.createdAt}`;
 /** A member's e-mail: the user's, from their latest token (contract §3, §4). */
 export const memberEmail = sql<string>`case when ${tokenIsNewer} then coalesce(${users.email}, ${clinicMembers.email}) else ${clinicMembers.email} end`;
 
-/** A member's phone: the membership's own (M1, M3), else the user's, from their latest token. */
+/** A member's phone: the membership's own (set when added, M1, or changed, M3), else the user's, from their latest token. */
 export const memberPhone = sql<string | null>`coalesce(${clinicMembers.phoneE164}, case when ${tokenIsNewer} then ${users.phoneE164} end)`;
 
 /** The one column list of a member: the membership, with the user's contact details. */
@@ -176,17 +176,20 @@ export async function updateMember(db: Db, clinicId: string, userId: string, pat
     const becomesProvider = patch.is_provider === true && !current.isProvider;
     const stopsBeingProvider = patch.is_provider === false && current.isProvider;
     if (stopsBeingProvider) await assertNoAssignedServices(tx, clinicId, userId);
+    const set = {
+      ...(patch.full_name !== undefined ? { fullName: patch.full_name } : {}),
+      ...(patch.clinic_role !== undefined ? { clinicRole: patch.clinic_role } : {}),
+      ...(patch.is_provider !== undefined ? { isProvider: patch.is_provider } : {}),
+      ...(becomesProvider ? { status: "pending" as const } : {}),
+      ...(stopsBeingProvider ? { status: "approved" as const } : {}),
+      ...(patch.notes !== undefined ? { notes: patch.notes } : {}),
+      ...(patch.phone_e164 !== undefined ? { phoneE164: patch.phone_e164 } : {}),
+    };
+    // An empty PATCH changes nothing and writes nothing, so updated_at stays (an empty SET is no SQL).
+    if (Object.keys(set).length === 0) return getMember(tx, clinicId, userId);
     await tx
       .update(clinicMembers)
-      .set({
-        ...(patch.full_name !== undefined ? { fullName: patch.full_name } : {}),
-        ...(patch.clinic_role !== undefined ? { clinicRole: patch.clinic_role } : {}),
-        ...(patch.is_provider !== undefined ? { isProvider: patch.is_provider } : {}),
-        ...(becomesProvider ? { status: "pending" as const } : {}),
-        ...(stopsBeingProvider ? { status: "approved" as const } : {}),
-        ...(patch.notes !== undefined ? { notes: patch.notes } : {}),
-        ...(patch.phone_e164 !== undefined ? { phoneE164: patch.phone_e164 } : {}),
-      })
+      .set(set)
       .where(and(eq(clinicMembers.clinicId, clinicId), eq(clinicMembers.userId, userId)));
     if (becomesProvider || stopsBeingProvider) await invalidateAvailability(tx, clinicId, [userId]);
     return getMember(tx, clinicId, userId);

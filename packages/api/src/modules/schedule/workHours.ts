@@ -87,6 +87,8 @@ export async function editWorkHour(
     const [row] = await tx.select().from(workHours).where(and(ownHours(owner), eq(workHours.id, id))).for("update");
     if (!row) throw notFound("work hour");
     if (row.updatedAt.getTime() !== ifUpdatedAt.getTime()) throw staleUpdatedAt("work hour", row.updatedAt);
+    // An empty PATCH changes nothing: no write, so updated_at stays and availability is not invalidated.
+    if (patch.opensMin === undefined && patch.closesMin === undefined) return toWorkHour(row);
     const period = applyPatch(row, patch);
     assertValid(period);
     await assertNoOverlap(tx, owner, row.weekday, period, id);
@@ -108,7 +110,7 @@ export async function deleteWorkHour(db: Db, owner: ScheduleOwner, id: string): 
   });
 }
 
-/** The clinic of a provider work hour (for W7/W8, where clinic_id may be omitted). */
+/** The clinic of a provider work hour (for editing W7 and deleting W8 a provider's hour, where clinic_id may be omitted). */
 export async function clinicOfProviderWorkHour(db: Db, id: string, providerId: string): Promise<string | undefined> {
   const [row] = await db
     .select({ clinicId: workHours.clinicId })

@@ -56,7 +56,7 @@ export function isInternalAddress(address: string): boolean {
   return true;
 }
 
-/** Validates a receiver URL for H1/H3: https, and a host whose every address is public (400 otherwise). */
+/** Validates a receiver URL when a webhook is created (H1) or its url changed (H3): https, and a host whose every address is public (400 otherwise). */
 export async function assertSafeWebhookUrl(text: string, allowPrivate: boolean): Promise<URL> {
   let url: URL;
   try {

@@ -76,11 +76,12 @@ export async function updateWebhook(
   settings: WebhookSettings,
 ): Promise<WebhookView> {
   const url = patch.url === undefined ? undefined : (await assertSafeWebhookUrl(patch.url, settings.allowPrivate)).toString();
-  const [row] = await db
-    .update(webhooks)
-    .set({ url, eventTypes: patch.eventTypes ? [...new Set(patch.eventTypes)] : undefined, description: patch.description, active: patch.active })
-    .where(ownWebhook(clinicId, id))
-    .returning();
+  const set = { url, eventTypes: patch.eventTypes ? [...new Set(patch.eventTypes)] : undefined, description: patch.description, active: patch.active };
+  // An empty PATCH changes nothing and writes nothing, so updated_at stays (an empty SET is no SQL).
+  const unchanged = Object.values(set).every((value) => value === undefined);
+  const [row] = unchanged
+    ? await db.select().from(webhooks).where(ownWebhook(clinicId, id))
+    : await db.update(webhooks).set(set).where(ownWebhook(clinicId, id)).returning();
   if (!row) throw notFound("webhook");
   return toWebhook(row);
 }
@@ -193,7 +194,7 @@ export async function createDeliveries(
   return rows.map((r) => r.id);
 }
 
-/** H6: a new attempt of a delivery, now (a queued later attempt is replaced). */
+/** Retry a delivery by hand (H6): a new attempt of a delivery, now (a queued later attempt is replaced). */
 export async function retryDelivery(db: Db, clinicId: string, webhookId: string, deliveryId: string, now: Date): Promise<void> {
   await db.transaction(async (tx) => {
     await requireWebhook(tx, clinicId, webhookId);
@@ -208,7 +209,7 @@ export async function retryDelivery(db: Db, clinicId: string, webhookId: string,
   });
 }
 
-/** H7: delivers a `webhook.test` event to the webhook (not recorded in the event feed). */
+/** Test a webhook (H7): delivers a `webhook.test` event to the webhook (not recorded in the event feed). */
 export async function testWebhook(db: Db, clinicId: string, webhookId: string, now: Date): Promise<void> {
   await db.transaction(async (tx) => {
     const hook = await requireWebhook(tx, clinicId, webhookId);
