@@ -55,9 +55,12 @@ describe("clinic work hours", () => {
     expect(overlap.message).toBe("overlap detected, period 08:00-14:00 overlaps with existing period 13:00-17:00");
     expect(await codeOf(c.asAdmin.workHours.editClinic({ clinic_id: c.clinicId, work_hour_id: first.id, if_updated_at: edited.updated_at, closes_at: "07:00" }))).toBe("INVALID_TIME_RANGE");
     expect(await codeOf(c.asAdmin.workHours.editClinic({ clinic_id: c.clinicId, work_hour_id: first.id, if_updated_at: "2027-01-01T10:00:00", closes_at: "12:00" }))).toBe("VALIDATION_FAILED");
-    // Unchanged times still move updated_at forward.
-    const again = await c.asAdmin.workHours.editClinic({ clinic_id: c.clinicId, work_hour_id: first.id, if_updated_at: edited.updated_at });
+    // Unchanged times, sent, still move updated_at forward; an empty edit changes nothing (docs/work-hours.md).
+    const again = await c.asAdmin.workHours.editClinic({ clinic_id: c.clinicId, work_hour_id: first.id, if_updated_at: edited.updated_at, opens_at: "08:00", closes_at: "12:30" });
     expect(again.updated_at.getTime()).toBeGreaterThan(edited.updated_at.getTime());
+    const empty = await c.asAdmin.workHours.editClinic({ clinic_id: c.clinicId, work_hour_id: first.id, if_updated_at: again.updated_at });
+    expect(empty).toEqual(again);
+    expect(await codeOf(c.asAdmin.workHours.editClinic({ clinic_id: c.clinicId, work_hour_id: first.id, if_updated_at: stamp }))).toBe("STALE_UPDATED_AT");
   });
 
   it("deletes without if_updated_at; other clinics' ids are 404; STAFF cannot write", async () => {

@@ -6,3 +6,4 @@ export * from "./clinics.ts";
 export * from "./database.ts";
 export * from "./people.ts";
 export * from "./schedule.ts";
+export * from "./webhooks.ts";

@@ -88,12 +88,15 @@ export async function getClinic(db: Db, clinicId: string): Promise<ClinicView> {
 
 /** Changes a clinic's settings; a new zone moves every wall-clock period, so availability is invalidated. */
 export async function updateClinic(db: Db, clinicId: string, patch: ClinicSettings): Promise<ClinicView> {
+  const set = columnsOf(patch);
+  // An empty PATCH changes nothing and writes nothing, so updated_at stays (an empty SET is no SQL).
+  if (Object.values(set).every((value) => value === undefined)) return getClinic(db, clinicId);
   return db.transaction(async (tx) => {
     const [before] = await tx.select({ timezone: clinics.timezone }).from(clinics).where(eq(clinics.id, clinicId)).for("update");
     if (!before) throw notFound("clinic");
     const [row] = await tx
       .update(clinics)
-      .set(columnsOf(patch))
+      .set(set)
       .where(eq(clinics.id, clinicId))
       .returning();
     if (!row) throw notFound("clinic");
