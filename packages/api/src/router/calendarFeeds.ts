@@ -3,6 +3,7 @@ import { z } from "zod";
 import { assertMayManageProvider, isClinicAdminOrAbove } from "../modules/access/index.ts";
 import { calendarFeedOutput, createCalendarFeed, createdCalendarFeedOutput, deleteCalendarFeed, getCalendarFeed, listCalendarFeeds, renderCalendarFeed } from "../modules/calendarFeeds/index.ts";
 import { requireProvider } from "../modules/members/index.ts";
+import { forbidden } from "../errors.ts";
 import { uuid } from "../schemas/wire.ts";
 import { clinicProcedure, publicProcedure } from "../trpc.ts";
 
@@ -25,7 +26,12 @@ export const calendarFeedsRouter = {
     .meta({ rest: { method: "GET", path: feedsPath, summary: "The clinic's calendar feeds (a provider sees their own)", tags } })
     .input(z.object({ clinic_id: uuid }))
     .output(z.object({ calendar_feeds: z.array(calendarFeedOutput) }))
-    .query(async ({ ctx }) => ({ calendar_feeds: await listCalendarFeeds(ctx.db, ctx.clinic.id, isClinicAdminOrAbove(ctx) ? undefined : ctx.user.id) })),
+    .query(async ({ ctx }) => {
+      // CLINIC_ADMIN's, or a provider's for their own feeds (contract §10): anyone else is refused.
+      const admin = isClinicAdminOrAbove(ctx);
+      if (!admin && ctx.membership?.isProvider !== true) throw forbidden("calendar feeds are the CLINIC_ADMIN's, or a provider's own");
+      return { calendar_feeds: await listCalendarFeeds(ctx.db, ctx.clinic.id, admin ? undefined : ctx.user.id) };
+    }),
 
   remove: clinicProcedure("MEMBER")
     .meta({ rest: { method: "DELETE", path: `${feedsPath}/:id`, status: 204, summary: "Delete a calendar feed: its url answers 404 from then on", tags } })
