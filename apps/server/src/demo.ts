@@ -1,8 +1,8 @@
-import { sql } from "drizzle-orm";
+import { asc, eq, sql } from "drizzle-orm";
+import { Temporal } from "temporal-polyfill";
 import { type AuthUser, appRouter, createCallerFactory, createContextInner, mintToken } from "@clinic/api";
 import { clinicMembers, clinics, type Db, users } from "@clinic/db";
 import type { DevUser } from "./web.ts";
-import { addDays, isoWeekday, localDateOf, wallClockToInstant } from "@clinic/api/domain/timezone";
 
 /** Fixed identities of the demo, so tokens printed at one start keep working at the next. */
 export const demoUsers = {
@@ -77,22 +77,24 @@ export async function seedDemo(db: Db, now: Date = new Date(), name = "Praxis Mi
   const assessment = await api.services.create({ clinic_id: clinicId, name: "Physiotherapy Assessment", duration_min: 45, price: "65.00", provider_id: null });
 
   // Ben is away for a day next week: his slots vanish for it and return after.
-  const today = localDateOf(now.getTime(), timezone);
-  let wednesday = addDays(today, 7);
-  while (isoWeekday(wednesday) !== 3) wednesday = addDays(wednesday, 1);
+  const today = Temporal.Instant.fromEpochMilliseconds(now.getTime()).toZonedDateTimeISO(timezone).toPlainDate();
+  const startOf = (date: Temporal.PlainDate) => new Date(date.toZonedDateTime({ timeZone: timezone }).epochMilliseconds);
+  let wednesday = today.add({ days: 7 });
+  while (wednesday.dayOfWeek !== 3) wednesday = wednesday.add({ days: 1 });
   await api.closures.createProvider({
     clinic_id: clinicId,
     provider_id: demoUsers.ben.id,
-    starts_at: new Date(wallClockToInstant(wednesday, 0, timezone)),
-    ends_at: new Date(wallClockToInstant(addDays(wednesday, 1), 0, timezone)),
+    starts_at: startOf(wednesday),
+    ends_at: startOf(wednesday.add({ days: 1 })),
     reason: "Training course",
   });
 
   // A few appointments on the next working days, booked through the real booking path.
   const booked: Date[] = [];
   for (let offset = 1; booked.length < 3 && offset < 14; offset++) {
-    const date = addDays(today, offset);
-    if (isoWeekday(date) > 5) continue;
+    const day = today.add({ days: offset });
+    if (day.dayOfWeek > 5) continue;
+    const date = day.toString();
     for (const serviceId of booked.length % 2 === 0 ? [massageAnna.id] : [assessment.id]) {
       const slots = await api.availability.get({ clinic_id: clinicId, service_id: serviceId, from: date, to: date });
       const slot = slots.slots[1] ?? slots.slots[0];
@@ -115,14 +117,24 @@ export async function demoTokens(secret: string, options: { issuer?: string | un
   };
 }
 
-/** The demo clinic, when this database has one (found by its CLINIC_ADMIN's membership). */
-export async function findDemoClinic(db: Db): Promise<string | undefined> {
+/**
+ * The demo clinic of this database, when it has one (found by its CLINIC_ADMIN's membership): a
+ * start that does not create it still prints its pages and its people's tokens.
+ */
+export async function findDemo(db: Db): Promise<DemoInfo | undefined> {
   const [row] = await db
-    .select({ id: clinicMembers.clinicId })
+    .select({ id: clinics.id, timezone: clinics.timezone })
     .from(clinicMembers)
-    .where(sql`${clinicMembers.userId} = ${demoUsers.clinicAdmin.id}`)
+    .innerJoin(clinics, eq(clinics.id, clinicMembers.clinicId))
+    .where(eq(clinicMembers.userId, demoUsers.clinicAdmin.id))
+    .orderBy(asc(clinicMembers.createdAt))
     .limit(1);
-  return row?.id;
+  return row ? { clinicId: row.id, timezone: row.timezone, created: false } : undefined;
+}
+
+/** The demo clinic's id, when this database has one. */
+export async function findDemoClinic(db: Db): Promise<string | undefined> {
+  return (await findDemo(db))?.clinicId;
 }
 
 /** Who the development sign-in page offers (docs/web.md): the demo's people, and a global ADMIN. */

@@ -5,7 +5,7 @@ import { createTokenVerifier, installJobQueue, mintToken } from "@clinic/api";
 import { ConfigError, type Config, loadConfig } from "@clinic/config";
 import { type DbHandle, migrate, openDatabase } from "@clinic/db";
 import { buildApp } from "./app.ts";
-import { type DemoInfo, demoTokens, devUsers, findDemoClinic, isEmpty, seedDemo } from "./demo.ts";
+import { type DemoInfo, demoTokens, devUsers, findDemo, findDemoClinic, isEmpty, seedDemo } from "./demo.ts";
 import type { WebOptions } from "./web.ts";
 import { devAdmin, resolveJwtSecret } from "./secrets.ts";
 
@@ -31,7 +31,8 @@ async function prepare(config: Config, database: DbHandle): Promise<DemoInfo | u
     console.log("Creating the demo clinic (DEMO=off skips this) ...");
     return seedDemo(database.db);
   }
-  return undefined;
+  // Every later development start shows the way in again (pages, tokens), while the demo exists.
+  return config.nodeEnv === "production" ? undefined : findDemo(database.db);
 }
 
 /** One serving process: the app and its job workers on its own pool; SIGTERM closes it gracefully. */
