@@ -1,80 +1,262 @@
-// The load generator of `pnpm bench`, in a process of its own (so that it does not share the
-// server's event loop): runs one row with autocannon and prints its figures as JSON on stdout.
-//   node --import tsx apps/server/bench/load.ts '<LoadSpec as JSON>'
+// The load generator of `npm run bench` and `npm run bench:soak`, in a process of its own (so that
+// it does not share the server's event loop): runs one row with autocannon — a warm-up first, then
+// the measured run — and prints its figures as JSON on stdout.
+//   node --import tsx apps/server/bench/load.ts <file holding the LoadSpec as JSON>
+import { readFileSync } from "node:fs";
 import autocannon from "autocannon";
+import { addDays, day, zonedInstant } from "./dates.ts";
 
-export interface LoadSpec {
-  kind: "get" | "availability-miss" | "bookings";
+/** What load.ts needs to know of a seeded clinic (seed.ts's BenchClinic has these fields). */
+export interface LoadClinic {
+  id: string;
+  timezone: string;
+  tokens: string[];
+  assignedServiceIds: string[];
+  anyServiceIds: string[];
+}
+
+/** One availability cache key: a clinic's service on one date, asked by the clinic's users. */
+export interface AvailabilityKey {
+  clinicId: string;
+  serviceId: string;
+  date: string;
+  tokens: string[];
+}
+
+interface Common {
   base: string;
-  path?: string;
-  token?: string;
-  clinicId?: string;
-  serviceIds?: string[];
-  /** Bookings start at this week offset, so rows of several runs never collide. */
-  weekOffset?: number;
+  /** The measured run. */
   seconds: number;
+  /** The warm-up before it (same requests, not measured). */
+  warmupSeconds: number;
   connections: number;
 }
+
+export type LoadSpec = Common &
+  (
+    | { kind: "get"; path: string; token?: string | undefined }
+    /** Random keys and users; first every key `warmupPasses` times in turn, so that each process holds it. */
+    | { kind: "availability-hit"; keys: AvailabilityKey[]; warmupPasses: number }
+    /** Each key asked again by one user with the ETag that user's previous GET answered. */
+    | { kind: "availability-304"; keys: AvailabilityKey[] }
+    /** A new key every request: `days`-day ranges of the clinic's any-provider services, from `firstDate` on. */
+    | { kind: "availability-miss"; clinic: LoadClinic; firstDate: string; days: number }
+    /**
+     * Every request a distinct free slot of a random clinic (from `firstMonday`'s week on), by a user
+     * of that clinic; `idempotentShare` of them with an Idempotency-Key, and `retryShare` more requests
+     * exact retries of an earlier keyed booking (which must answer the same appointment).
+     */
+    | { kind: "bookings"; clinics: LoadClinic[]; firstMonday: string; idempotentShare: number; retryShare: number }
+  );
 
 export interface LoadResult {
   reqPerSec: number;
   p50ms: number;
   p99ms: number;
-  non2xx: number;
   total: number;
+  /** Answers that are not the row's success (non-2xx; on the 304 row, non-304), plus connection errors and timeouts. */
+  non2xx: number;
+  /** Answers by status code. */
+  statuses: Record<string, number>;
+  errors: number;
+  timeouts: number;
+  /** availability-304: keys whose GET answered an ETag, of all keys. */
+  etags?: { with: number; of: number };
+  /** bookings: exact retries of a keyed booking answered, and how many answered the same appointment (200 or 201). */
+  retries?: { answered: number; same: number };
+  /** bookings: weeks of dates used from `firstMonday` on (the next row starts after them). */
+  weeksUsed?: number;
 }
 
-const spec = JSON.parse(process.argv[2] ?? "{}") as LoadSpec;
-const headers: Record<string, string> = { "content-type": "application/json", ...(spec.token ? { authorization: `Bearer ${spec.token}` } : {}) };
-const serviceIds = spec.serviceIds ?? [];
-const first = serviceIds[0] ?? "";
-const availability = (from: string, serviceId = first) => `/v1/availability?clinic_id=${spec.clinicId ?? ""}&service_id=${serviceId}&from=${from}&to=${from}`;
+const at = <T>(list: readonly T[], i: number): T => {
+  const value = list[i];
+  if (value === undefined) throw new Error(`no element ${String(i)} in a list of ${String(list.length)}`);
+  return value;
+};
+const random = <T>(list: readonly T[]): T => at(list, Math.floor(Math.random() * list.length));
+const availabilityPath = (clinicId: string, serviceId: string, from: string, to: string) => `/v1/availability?clinic_id=${clinicId}&service_id=${serviceId}&from=${from}&to=${to}`;
+const keyPath = (key: AvailabilityKey) => availabilityPath(key.clinicId, key.serviceId, key.date, key.date);
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
-let miss = 0;
-let booking = 0;
-const requests: autocannon.Request[] =
-  spec.kind === "availability-miss"
-    ? [
+/** Starts of a provider's week: Mon–Fri × 16 half hours from 09:00. */
+const startsPerWeek = 5 * 16;
+
+interface BookingContext {
+  /** The appointment an exact retry must answer; unset on a first request. */
+  expect?: string;
+  /** A first request with a key: remembered for retries once it answers 201. */
+  first?: Sent;
+}
+
+interface Sent {
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+async function main(): Promise<void> {
+  const file = process.argv[2];
+  if (!file) throw new Error("usage: load.ts <spec.json>");
+  const spec = JSON.parse(readFileSync(file, "utf8")) as LoadSpec;
+  const json = { "content-type": "application/json" };
+  /** The row's own figures, read after the run. */
+  let report: () => Partial<LoadResult> = () => ({});
+  /** The success of a request of this row. */
+  let success = (status: number) => status >= 200 && status < 300;
+  let requests: (warm: boolean) => autocannon.Request[];
+  let warmup: { amount: number } | { duration: number } = { duration: spec.warmupSeconds };
+
+  switch (spec.kind) {
+    case "get": {
+      const headers = spec.token ? bearer(spec.token) : {};
+      requests = () => [{ method: "GET", path: spec.path, headers }];
+      break;
+    }
+    case "availability-hit": {
+      const { keys } = spec;
+      let turn = 0;
+      requests = (warm) => [
         {
           setupRequest: (request) => {
-            // A new date (and service) every request: nothing is cached yet.
-            const day = new Date(Date.parse("2027-04-01T00:00:00Z") + (miss % 700) * 86_400_000).toISOString().slice(0, 10);
-            const serviceId = serviceIds[Math.floor(miss / 700) % Math.max(serviceIds.length, 1)] ?? first;
-            miss++;
-            return { ...request, method: "GET", path: availability(day, serviceId) };
+            // Warm-up: every key in turn (each pass by another of its users); then at random.
+            const n = turn++;
+            const key = warm ? at(keys, n % keys.length) : random(keys);
+            const token = warm ? at(key.tokens, (Math.floor(n / keys.length) + n) % key.tokens.length) : random(key.tokens);
+            return { ...request, method: "GET", path: keyPath(key), headers: bearer(token) };
           },
         },
-      ]
-    : spec.kind === "bookings"
-      ? [
-          {
-            setupRequest: (request) => {
-              // Each request a distinct (provider, slot): 50 providers × 16 slots a weekday.
-              const k = booking++;
-              const serviceId = serviceIds[k % 50] ?? first;
-              const slot = Math.floor(k / 50);
-              const week = Math.floor(slot / 80) + (spec.weekOffset ?? 0);
-              const dayInWeek = Math.floor((slot % 80) / 16);
-              const date = new Date(Date.parse("2027-06-07T00:00:00Z") + (week * 7 + dayInWeek) * 86_400_000).toISOString().slice(0, 10);
-              const minute = 540 + (slot % 16) * 30;
-              const time = `${String(Math.floor(minute / 60)).padStart(2, "0")}:${String(minute % 60).padStart(2, "0")}`;
-              return {
-                ...request,
-                method: "POST",
-                path: `/v1/appointments?clinic_id=${spec.clinicId ?? ""}`,
-                body: JSON.stringify({ service_id: serviceId, start: `${date}T${time}:00+02:00`, patient: { name: `Bench ${String(k)}` } }),
-              };
-            },
+      ];
+      warmup = { amount: keys.length * spec.warmupPasses };
+      break;
+    }
+    case "availability-304": {
+      // The ETag each key's user got from a GET of their own.
+      const tagged: { key: AvailabilityKey; token: string; etag: string | undefined }[] = [];
+      const queue = spec.keys.map((key, i) => ({ key, token: at(key.tokens, i % key.tokens.length) }));
+      await Promise.all(
+        Array.from({ length: spec.connections }, async () => {
+          for (let next = queue.shift(); next; next = queue.shift()) {
+            const answer = await fetch(`${spec.base}${keyPath(next.key)}`, { headers: bearer(next.token) });
+            await answer.arrayBuffer();
+            tagged.push({ ...next, etag: answer.headers.get("etag") ?? undefined });
+          }
+        }),
+      );
+      const withTag = tagged.filter((t) => t.etag !== undefined).length;
+      report = () => ({ etags: { with: withTag, of: tagged.length } });
+      // A revalidation succeeds with 304 only: without an ETag every answer is a 200, and counted.
+      success = (status) => status === 304;
+      requests = () => [
+        {
+          setupRequest: (request) => {
+            const { key, token, etag } = random(tagged);
+            return { ...request, method: "GET", path: keyPath(key), headers: { ...bearer(token), ...(etag ? { "if-none-match": etag } : {}) } };
           },
-        ]
-      : [{ method: "GET", path: spec.path ?? "/" }];
+        },
+      ];
+      break;
+    }
+    case "availability-miss": {
+      const { clinic, days } = spec;
+      // Ranges stay before year 9000, then start over (long evicted from the cache by then).
+      const windows = Math.max(1, Math.floor((Date.parse("9000-01-01") - Date.parse(spec.firstDate)) / (days * day)));
+      let turn = 0;
+      requests = () => [
+        {
+          setupRequest: (request) => {
+            const n = turn++;
+            const from = addDays(spec.firstDate, (n % windows) * days);
+            const path = availabilityPath(clinic.id, at(clinic.anyServiceIds, n % clinic.anyServiceIds.length), from, addDays(from, days - 1));
+            return { ...request, method: "GET", path, headers: bearer(random(clinic.tokens)) };
+          },
+        },
+      ];
+      break;
+    }
+    case "bookings": {
+      const { clinics, firstMonday, idempotentShare, retryShare } = spec;
+      const turns = new Map<string, number>();
+      let weeksUsed = 0;
+      // Keyed bookings that answered 201, for exact retries (the latest 1,000).
+      const answered: (Sent & { id: string })[] = [];
+      const retries = { answered: 0, same: 0 };
+      /**
+       * The clinic's n-th booking of this row: week n / (80 × providers), then start n mod 80 of the
+       * week (Mon–Fri, 09:00–16:30 clinic time), layer (n / 80) mod providers. Even starts are booked
+       * with the layer's provider's own service, odd starts with an any-provider service: a start
+       * holds at most one booking per provider, so every request is a free slot, and the 20
+       * requests in flight at once are 20 different starts of a clinic.
+       */
+      const nextSlot = (clinic: LoadClinic) => {
+        const n = turns.get(clinic.id) ?? 0;
+        turns.set(clinic.id, n + 1);
+        const providers = clinic.assignedServiceIds.length;
+        const week = Math.floor(n / (startsPerWeek * providers));
+        weeksUsed = Math.max(weeksUsed, week + 1);
+        const start = n % startsPerWeek;
+        const layer = Math.floor(n / startsPerWeek) % providers;
+        const date = addDays(firstMonday, week * 7 + Math.floor(start / 16));
+        const serviceId = start % 2 === 0 ? at(clinic.assignedServiceIds, layer) : at(clinic.anyServiceIds, layer % clinic.anyServiceIds.length);
+        return { serviceId, start: zonedInstant(date, 540 + (start % 16) * 30, clinic.timezone) };
+      };
+      let booked = 0;
+      requests = () => [
+        {
+          setupRequest: (request, context) => {
+            const c = context as BookingContext;
+            if (answered.length > 0 && Math.random() < retryShare / (1 + retryShare)) {
+              const earlier = random(answered);
+              c.expect = earlier.id;
+              return { ...request, method: "POST", path: earlier.path, headers: earlier.headers, body: earlier.body };
+            }
+            const clinic = random(clinics);
+            const { serviceId, start } = nextSlot(clinic);
+            const k = booked++;
+            const headers: Record<string, string> = { ...json, ...bearer(random(clinic.tokens)) };
+            if (Math.random() < idempotentShare) headers["idempotency-key"] = `bench-${String(process.pid)}-${String(k)}-${Math.random().toString(36).slice(2)}`;
+            const sent: Sent = { path: `/v1/appointments?clinic_id=${clinic.id}`, headers, body: JSON.stringify({ service_id: serviceId, start, patient: { name: `Patient ${String(k)}` } }) };
+            if (headers["idempotency-key"]) c.first = sent;
+            return { ...request, method: "POST", ...sent };
+          },
+          onResponse: (status, body, context) => {
+            const c = context as BookingContext;
+            if (c.expect !== undefined) {
+              retries.answered++;
+              if ((status === 200 || status === 201) && (JSON.parse(body) as { id?: string }).id === c.expect) retries.same++;
+            } else if (c.first && status === 201) {
+              const id = (JSON.parse(body) as { id?: string }).id;
+              if (id) {
+                answered.push({ ...c.first, id });
+                if (answered.length > 1000) answered.shift();
+              }
+            }
+          },
+        },
+      ];
+      report = () => ({ retries, weeksUsed });
+      break;
+    }
+  }
 
-const result = await autocannon({ url: spec.base, connections: spec.connections, duration: spec.seconds, headers, requests });
-const out: LoadResult = {
-  reqPerSec: Math.round(result.requests.average),
-  p50ms: result.latency.p50,
-  p99ms: result.latency.p99,
-  non2xx: result.non2xx,
-  total: result.requests.total,
-};
-process.stdout.write(`${JSON.stringify(out)}\n`);
+  const run = (warm: boolean, length: { amount: number } | { duration: number }) =>
+    autocannon({ url: spec.base, connections: spec.connections, headers: json, requests: requests(warm), ...length });
+  if ("amount" in warmup ? warmup.amount > 0 : warmup.duration > 0) await run(true, warmup);
+  const result = await run(false, { duration: spec.seconds });
+  const statuses: Record<string, number> = {};
+  for (const [code, stat] of Object.entries(result.statusCodeStats ?? {})) statuses[code] = stat.count ?? 0;
+  const failed = Object.entries(statuses).reduce((sum, [code, count]) => (success(Number(code)) ? sum : sum + count), 0);
+  const out: LoadResult = {
+    reqPerSec: Math.round(result.requests.average),
+    p50ms: result.latency.p50,
+    p99ms: result.latency.p99,
+    total: result.requests.total,
+    non2xx: failed + result.errors,
+    statuses,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    ...report(),
+  };
+  process.stdout.write(`${JSON.stringify(out)}\n`);
+}
+
+await main();

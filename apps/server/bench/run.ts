@@ -1,26 +1,92 @@
-// `pnpm bench`: the slot-engine benchmark (@clinic/api's own `bench` script, in a process of its
-// own), then HTTP benchmarks of the real server on PostgreSQL
-// (DATABASE_URL, or the local server's `postgres` database; `--db URL` once per database to
-// compare several, e.g. plain PostgreSQL and Citus).
+// `npm run bench [-- options]`: the slot-engine benchmark (@clinic/api's own `bench` script, in a
+// process of its own), then HTTP benchmarks of the real server on PostgreSQL loaded as a clinic
+// network would load it.
 //
-// Honest by construction (docs/availability.md#benchmark): the server runs compiled in processes
-// of its own (`apps/server/dist/main.js`, WORKERS=1 and then 2), the load generator (autocannon)
-// runs in yet another process per row (bench/load.ts), and every figure is printed beside a
-// calibration measured in the same sitting: the server's own one-query route (`/readyz`, a
-// `select 1`) and, when `pgbench` is installed, PostgreSQL's own TPC-B-like and select-only TPS.
-// The load average is printed with every row. Writes bench-results/bench.json and bench.md.
-// A benchmark never fails on a timing; it reports what it measured.
+//   --seconds N      each HTTP row measures N s (default 30), after a short warm-up
+//   --connections N  concurrent connections of each row, and pgbench's clients (default 20)
+//   --workers N      the server's processes (WORKERS); default 1 and then 2; "1,2" for a list
+//   --db URL         the database (DATABASE_URL, else the local server's `postgres` database);
+//                    once per database to compare several side by side, e.g. plain PostgreSQL and Citus
+//   --no-engine      skip the slot-engine benchmark
+//
+// The world (seed.ts, written in batches): 100 clinics in four time zones × 10 approved providers
+// (Mon–Fri 09:00–17:00 clinic time), each clinic with one service per provider and two
+// any-provider services; 1,000 booking agents and staff with tokens of their own, members of the
+// clinics; an active webhook in 20 clinics to a sink on 127.0.0.1 that answers 204; and one clinic
+// of 50 providers. Removed at the end.
+//
+// Honest by construction (docs/performance.md#benchmark): the server runs compiled in processes
+// of its own (`apps/server/dist/main.js`), the load generator (autocannon) runs in yet another
+// process per row (bench/load.ts), and every figure is a ratio to a calibration measured in the
+// same run: the server's own one-query route (`/readyz`, a `select 1`) and PostgreSQL's own
+// TPC-B-like TPS (`pgbench -s 10`, the same clients and duration). The rows, each with
+// `--connections` connections:
+//   GET /readyz; availability cache hits (900 keys: every clinic, three services, three dates,
+//   random users; every key warmed first); the same requests revalidated with If-None-Match (the
+//   ETag the user's GET answered); availability misses (a new 7-day range of an any-provider
+//   service of the 50-provider clinic every request); bookings across the 100 clinics (each a
+//   distinct free slot of a random clinic by one of its users, assigned and any-provider services
+//   alike, 30% with an Idempotency-Key, some exact retries that must answer the same appointment);
+//   bookings of one hot clinic; and the hot slot (50 simultaneous bookings of one slot: exactly
+//   one 201 and 49 × 409).
+// Prints one table of ratios and one of raw figures with the load average of each row; writes
+// bench-results/bench.json and bench.md, and the section between `<!-- bench:start -->` and
+// `<!-- bench:end -->` of docs/performance.md. A benchmark never fails on a timing; it fails only
+// when something is broken (the probe booking is not 201, the server does not start).
 import { execFileSync } from "node:child_process";
-import { existsSync } from "node:fs";
-import { mkdir, writeFile } from "node:fs/promises";
-import { loadavg } from "node:os";
-import { migrate, openDatabase } from "@clinic/db";
-import type { LoadResult, LoadSpec } from "./load.ts";
-import { removeClinic, seedClinic } from "./seed.ts";
-import { benchDatabaseUrl, root, runLoad as runLoadProcess, shownUrl, startServer } from "./server.ts";
+import { existsSync, readFileSync } from "node:fs";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { loadavg, totalmem } from "node:os";
+import { sql } from "drizzle-orm";
+import { type DbHandle, migrate, openDatabase, rowsOf } from "@clinic/db";
+import { addDays, zonedInstant } from "./dates.ts";
+import type { AvailabilityKey, LoadResult, LoadSpec } from "./load.ts";
+import { type BenchClinic, type BenchWorld, type WorldShape, removeWorld, seedWorld, zones } from "./seed.ts";
+import { type Sink, benchDatabaseUrl, cacheLookups, root, runLoad, shownUrl, startServer, startSink } from "./server.ts";
 
-const seconds = 5;
-const connections = 20;
+interface Options {
+  seconds: number;
+  warmupSeconds: number;
+  connections: number;
+  workerCounts: number[];
+  urls: string[];
+  engine: boolean;
+}
+
+function parseOptions(argv: string[]): Options {
+  const values = (name: string) => argv.flatMap((arg, i) => (arg === `--${name}` ? [argv[i + 1] ?? ""] : arg.startsWith(`--${name}=`) ? [arg.slice(name.length + 3)] : []));
+  const number = (name: string, fallback: number) => {
+    const text = values(name).at(-1);
+    if (text === undefined) return fallback;
+    const value = Number(text);
+    if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} must be a whole number ≥ 1, not ${text}`);
+    return value;
+  };
+  const seconds = number("seconds", 30);
+  const workers = values("workers").at(-1);
+  const workerCounts = workers === undefined ? [1, 2] : workers.split(",").map(Number);
+  if (workerCounts.some((n) => !Number.isInteger(n) || n < 1)) throw new Error(`--workers must be N or a list such as 1,2, not ${workers ?? ""}`);
+  const urls = values("db");
+  return {
+    seconds,
+    warmupSeconds: Math.min(5, Math.max(1, Math.round(seconds / 10))),
+    connections: number("connections", 20),
+    workerCounts,
+    urls: urls.length > 0 ? urls : [benchDatabaseUrl()],
+    engine: !argv.includes("--no-engine"),
+  };
+}
+
+const options = parseOptions(process.argv.slice(2));
+const { seconds, connections } = options;
+
+const shape: WorldShape = { clinics: 100, providersPerClinic: 10, users: 1000, anyServicesPerClinic: 2, largeClinicProviders: 50, webhookClinics: 20, webhookUrl: undefined };
+/** Dates of the rows (far ahead, so that no time rule of a service cuts them). */
+const hitDates = ["2029-03-05", "2029-03-06", "2029-03-07"];
+const missFirstDate = "2031-01-06";
+const missDays = 7;
+/** Monday of week 0 of the bookings; each workers run and row takes weeks of its own from here. */
+const bookingsMonday = "2030-01-07";
 
 /** One case of the slot-engine benchmark (packages/api/bench/engine.ts). */
 interface EngineRow {
@@ -30,12 +96,57 @@ interface EngineRow {
   slots: number;
 }
 
+const rowNames = {
+  readyz: "GET /readyz (one `select 1`)",
+  hit: "availability, cache hit (900 keys, 1 day)",
+  revalidate: "availability, 304 revalidation (If-None-Match)",
+  miss: `availability, cache miss (${String(shape.largeClinicProviders)} providers × ${String(missDays)} days)`,
+  bookings: `bookings across ${String(shape.clinics)} clinics`,
+  hot: "bookings, one hot clinic",
+} as const;
+type RowId = keyof typeof rowNames;
+
 interface HttpRow extends LoadResult {
+  id: RowId;
   name: string;
+  /** The 1-minute load average, the higher of before and after the row. */
   load1: number;
+  /** Availability rows with WORKERS=1: the cache's lookups during the row, warm-up included (from /metrics). */
+  cache?: { hits: number; misses: number };
+}
+
+interface WorkersRun {
+  workers: number;
+  rows: HttpRow[];
+  hotSlot: { created: number; conflicts: number; other: number };
+  /** Webhook deliveries planned (one per booking of a clinic with a webhook) and received by the sink while this server ran. */
+  webhooks: { planned: number; received: number };
+}
+
+interface DatabaseResult {
+  url: string;
+  postgres: string;
+  pgbench: { tps: number; load1: number } | undefined;
+  runs: WorkersRun[];
+}
+
+const warnings: string[] = [];
+/** The database being measured, named in warnings when there are several. */
+let measuring = "";
+function warn(line: string): void {
+  const text = options.urls.length > 1 && measuring ? `${measuring}: ${line}` : line;
+  warnings.push(text);
+  console.log(`WARNING: ${text}`);
 }
 
 const load1 = () => Number((loadavg()[0] ?? 0).toFixed(2));
+const loadAverages = () => loadavg().map((n) => n.toFixed(2)).join(", ");
+
+const first = <T>(list: readonly T[], what: string): T => {
+  const value = list[0];
+  if (value === undefined) throw new Error(`no ${what}`);
+  return value;
+};
 
 /** The slot-engine benchmark, run by @clinic/api's own `bench` script in a process of its own. */
 function runEngineBench(): EngineRow[] {
@@ -43,73 +154,145 @@ function runEngineBench(): EngineRow[] {
   return JSON.parse(out.trim().split("\n").pop() ?? "[]") as EngineRow[];
 }
 
-/** One row of load from a process of its own. */
-async function runLoad(name: string, spec: Omit<LoadSpec, "seconds" | "connections">): Promise<HttpRow> {
+/** One row of load from a process of its own, with progress and its warnings. */
+async function runRow(id: RowId, workers: number, spec: LoadSpec): Promise<HttpRow> {
+  const name = rowNames[id];
+  const warm = spec.kind === "availability-hit" ? `every key ${String(spec.warmupPasses)} times` : `${String(spec.warmupSeconds)} s`;
+  console.log(`  ${name}: warm-up (${warm}), then ${String(spec.seconds)} s ...`);
+  // With one process, /metrics tells whether the availability rows hit the cache as they mean to.
+  const counted = workers === 1 && (id === "hit" || id === "revalidate" || id === "miss");
+  const lookups = counted ? await cacheLookups(spec.base) : undefined;
   const before = load1();
-  const result = await runLoadProcess({ ...spec, seconds, connections });
-  return { name, ...result, load1: Math.max(before, load1()) };
+  const result = await runLoad(spec);
+  const row: HttpRow = { id, name, ...result, load1: Math.max(before, load1()) };
+  if (lookups) {
+    const now = await cacheLookups(spec.base);
+    row.cache = { hits: now.hits - lookups.hits, misses: now.misses - lookups.misses };
+  }
+  const cache = row.cache ? `; cache ${String(row.cache.hits)} hits, ${String(row.cache.misses)} misses (warm-up included)` : "";
+  console.log(`    ${String(row.reqPerSec)} req/s, p50 ${String(row.p50ms)} ms, p99 ${String(row.p99ms)} ms, non-2xx ${String(row.non2xx)}, load ${String(row.load1)}${cache}`);
+  const where = `WORKERS=${String(workers)}, ${name}`;
+  if (row.cache && spec.kind === "availability-hit" && row.cache.misses > spec.keys.length) {
+    warn(`${where}: ${String(row.cache.misses)} cache misses, more than the ${String(spec.keys.length)} keys' first asks: not every request was a hit`);
+  }
+  if (row.cache && id === "miss" && row.cache.hits > 0) warn(`${where}: ${String(row.cache.hits)} requests hit the cache`);
+  if (id === "revalidate" && row.etags) {
+    if (row.etags.with === 0) warn(`${where}: the server sent no ETag on availability, so this row measured 200s, not 304s (${String(row.non2xx)} answers were not 304)`);
+    else if (row.non2xx > 0) warn(`${where}: ${String(row.non2xx)} of ${String(row.total)} revalidations were not 304 (${String(row.etags.with)} of ${String(row.etags.of)} keys had an ETag)`);
+  } else if (row.non2xx > 0) {
+    warn(`${where}: ${String(row.non2xx)} of ${String(row.total)} answers were not 2xx (${JSON.stringify(row.statuses)}, ${String(row.errors)} errors): its req/s is not a figure of success`);
+  }
+  if (row.retries && row.retries.same < row.retries.answered) {
+    warn(`${where}: ${String(row.retries.answered - row.retries.same)} of ${String(row.retries.answered)} exact retries of a keyed booking did not answer the same appointment`);
+  }
+  return row;
 }
 
-interface WorkersRun {
-  workers: number;
-  rows: HttpRow[];
-  hotSlot: { created: number; conflicts: number; other: number };
+/** The world's webhook deliveries so far: planned (rows), and still pending. */
+async function deliveries(database: DbHandle, world: BenchWorld): Promise<{ planned: number; pending: number }> {
+  const hooked = [...world.clinics, world.large].filter((c) => c.webhook);
+  if (hooked.length === 0) return { planned: 0, pending: 0 };
+  const ids = sql.join(hooked.map((c) => sql`${c.id}::uuid`), sql`, `);
+  const rows = rowsOf<{ planned: number; pending: number }>(
+    await database.db.execute(sql`select count(*)::int as planned, (count(*) filter (where status = 'pending'))::int as pending from webhook_deliveries where clinic_id in (${ids})`),
+  );
+  return rows[0] ?? { planned: 0, pending: 0 };
 }
 
-async function httpBench(databaseUrl: string, workerCounts: number[]): Promise<WorkersRun[]> {
+async function book(base: string, clinic: BenchClinic, token: string, serviceId: string, start: string, name: string): Promise<Response> {
+  return fetch(`${base}/v1/appointments?clinic_id=${clinic.id}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify({ service_id: serviceId, start, patient: { name } }),
+  });
+}
+
+async function httpBench(databaseUrl: string, sink: Sink): Promise<DatabaseResult> {
+  const shown = shownUrl(databaseUrl);
+  measuring = shown;
   const database = await openDatabase({ url: databaseUrl, poolMax: 2 });
-  const runs: WorkersRun[] = [];
   try {
     await migrate(database.db);
-    for (const [i, workers] of workerCounts.entries()) {
-      const server = await startServer(databaseUrl, workers);
-      const clinic = await seedClinic(database, "Bench");
-      try {
-        const { base } = server;
-        const headers = { authorization: `Bearer ${clinic.token}`, "content-type": "application/json" };
-        // One booking first: a benchmark of failures measures nothing.
-        const probe = await fetch(`${base}/v1/appointments?clinic_id=${clinic.clinicId}`, {
-          method: "POST",
-          headers,
-          body: JSON.stringify({ service_id: clinic.serviceIds[2], start: "2027-03-16T10:00:00+01:00", patient: { name: "Probe" } }),
-        });
-        if (probe.status !== 201) throw new Error(`the probe booking answered ${String(probe.status)}: ${await probe.text()}`);
-        const common = { base, token: clinic.token, clinicId: clinic.clinicId, serviceIds: clinic.serviceIds };
-        const rows: HttpRow[] = [];
-        rows.push(await runLoad("GET /healthz (no database)", { kind: "get", base, path: "/healthz" }));
-        rows.push(await runLoad("GET /readyz (one `select 1`)", { kind: "get", base, path: "/readyz" }));
-        const hit = `/v1/availability?clinic_id=${clinic.clinicId}&service_id=${clinic.serviceIds[0] ?? ""}&from=2027-03-16&to=2027-03-16`;
-        rows.push(await runLoad("availability, cache hit (1 day)", { kind: "get", ...common, path: hit }));
-        rows.push(await runLoad("availability, cache miss (1 day)", { kind: "availability-miss", ...common }));
-        rows.push(await runLoad("bookings spread over 50 providers", { kind: "bookings", ...common, weekOffset: i * 8 }));
-        // 50 simultaneous bookings of one slot through real HTTP connections.
-        const hot = await Promise.all(
-          Array.from({ length: 50 }, (_, k) =>
-            fetch(`${base}/v1/appointments?clinic_id=${clinic.clinicId}`, {
-              method: "POST",
-              headers,
-              body: JSON.stringify({ service_id: clinic.serviceIds[1], start: "2027-03-15T09:00:00+01:00", patient: { name: `Hot ${String(k)}` } }),
-            }).then((r) => r.status),
-          ),
-        );
-        runs.push({
-          workers,
-          rows,
-          hotSlot: { created: hot.filter((s) => s === 201).length, conflicts: hot.filter((s) => s === 409).length, other: hot.filter((s) => s !== 201 && s !== 409).length },
-        });
-      } finally {
-        await server.stop();
-        await removeClinic(database, clinic.clinicId);
+    const postgres = rowsOf<{ server_version: string }>(await database.db.execute(sql`show server_version`))[0]?.server_version ?? "unknown";
+    console.log(`\n${shown} (PostgreSQL ${postgres})`);
+    const world = await seedWorld(database, { ...shape, webhookUrl: sink.url }, (line) => { console.log(`  ${line}`); });
+    try {
+      console.log(`  pgbench TPC-B-like -s 10, ${String(connections)} clients, ${String(seconds)} s ...`);
+      const before = load1();
+      const tps = pgbench(databaseUrl);
+      const calibration = tps === undefined ? undefined : { tps, load1: Math.max(before, load1()) };
+      console.log(calibration ? `    ${String(calibration.tps)} TPS` : "    pgbench not installed: no database calibration");
+      const runs: WorkersRun[] = [];
+      let week = 0;
+      const clinics = world.clinics;
+      const hotClinic = first(clinics, "clinic");
+      const hotSlotClinic = clinics[1] ?? hotClinic;
+      const common = { seconds, warmupSeconds: options.warmupSeconds, connections };
+      const hitKeys: AvailabilityKey[] = clinics.flatMap((clinic) =>
+        [clinic.assignedServiceIds[0], clinic.assignedServiceIds[1], clinic.anyServiceIds[0]].flatMap((serviceId) =>
+          serviceId === undefined ? [] : hitDates.map((date) => ({ clinicId: clinic.id, serviceId, date, tokens: clinic.tokens })),
+        ),
+      );
+      for (const workers of options.workerCounts) {
+        console.log(`\n  WORKERS=${String(workers)}: the compiled server, autocannon in its own process, ${String(connections)} connections, ${String(seconds)} s a row`);
+        const server = await startServer(databaseUrl, workers);
+        const received = sink.received();
+        const planned = (await deliveries(database, world)).planned;
+        try {
+          const { base } = server;
+          // Week `reserved` holds the probe and the hot slot; the booking rows take the weeks after it.
+          const reserved = addDays(bookingsMonday, week++ * 7);
+          const probe = await book(base, hotClinic, first(hotClinic.tokens, "token"), first(hotClinic.assignedServiceIds, "service"), zonedInstant(reserved, 600, hotClinic.timezone), "Probe");
+          // One booking first: a benchmark of failures measures nothing.
+          if (probe.status !== 201) throw new Error(`the probe booking answered ${String(probe.status)}: ${await probe.text()}`);
+          const rows: HttpRow[] = [];
+          rows.push(await runRow("readyz", workers, { ...common, kind: "get", base, path: "/readyz" }));
+          rows.push(await runRow("hit", workers, { ...common, kind: "availability-hit", base, keys: hitKeys, warmupPasses: 1 + 3 * workers }));
+          rows.push(await runRow("revalidate", workers, { ...common, kind: "availability-304", base, keys: hitKeys }));
+          rows.push(await runRow("miss", workers, { ...common, kind: "availability-miss", base, clinic: world.large, firstDate: missFirstDate, days: missDays }));
+          const bookingMix = { idempotentShare: 0.3, retryShare: 0.05 };
+          const spread = await runRow("bookings", workers, { ...common, kind: "bookings", base, clinics, firstMonday: addDays(bookingsMonday, week * 7), ...bookingMix });
+          week += spread.weeksUsed ?? 0;
+          rows.push(spread);
+          const hot = await runRow("hot", workers, { ...common, kind: "bookings", base, clinics: [hotClinic], firstMonday: addDays(bookingsMonday, week * 7), ...bookingMix });
+          week += hot.weeksUsed ?? 0;
+          rows.push(hot);
+          // 50 simultaneous bookings of one slot through real HTTP connections.
+          console.log("  the hot slot: 50 simultaneous bookings of one slot ...");
+          const slot = zonedInstant(addDays(reserved, 1), 540, hotSlotClinic.timezone);
+          const serviceId = first(hotSlotClinic.assignedServiceIds, "service");
+          const statuses = await Promise.all(
+            Array.from({ length: 50 }, async (_, k) => {
+              const answer = await book(base, hotSlotClinic, hotSlotClinic.tokens[k % hotSlotClinic.tokens.length] ?? "", serviceId, slot, `Hot ${String(k)}`);
+              await answer.arrayBuffer();
+              return answer.status;
+            }),
+          );
+          const hotSlot = { created: statuses.filter((s) => s === 201).length, conflicts: statuses.filter((s) => s === 409).length, other: statuses.filter((s) => s !== 201 && s !== 409).length };
+          console.log(`    ${String(hotSlot.created)} × 201, ${String(hotSlot.conflicts)} × 409, ${String(hotSlot.other)} other`);
+          if (hotSlot.created !== 1 || hotSlot.other > 0) warn(`WORKERS=${String(workers)}: the hot slot answered ${String(hotSlot.created)} × 201, ${String(hotSlot.conflicts)} × 409, ${String(hotSlot.other)} other (expected exactly one 201 and 49 × 409)`);
+          const now = await deliveries(database, world);
+          const webhooks = { planned: now.planned - planned, received: sink.received() - received };
+          console.log(`  webhooks: ${String(webhooks.planned)} deliveries planned during this run, ${String(webhooks.received)} received by the sink, ${String(now.pending)} pending`);
+          if (webhooks.received === 0) warn(`WORKERS=${String(workers)}: the webhook sink received no delivery`);
+          else if (webhooks.received < webhooks.planned / 2) warn(`WORKERS=${String(workers)}: webhook deliveries lag the bookings: ${String(webhooks.planned)} planned during the run, ${String(webhooks.received)} received (${String(now.pending)} still pending)`);
+          runs.push({ workers, rows, hotSlot, webhooks });
+        } finally {
+          await server.stop();
+        }
       }
+      return { url: shown, postgres, pgbench: calibration, runs };
+    } finally {
+      console.log("  removing the bench world ...");
+      await removeWorld(database, world);
     }
   } finally {
     await database.close();
   }
-  return runs;
 }
 
-/** PostgreSQL's own figures in this sitting (pgbench, when installed), on a scratch database. */
-function pgbench(databaseUrl: string): { tpcbTps: number; selectOnlyTps: number } | undefined {
+/** PostgreSQL's own TPC-B-like TPS in this sitting (pgbench -s 10, when installed), on a scratch database. */
+function pgbench(databaseUrl: string): number | undefined {
   const which = ["/usr/bin/pgbench", "/usr/lib/postgresql/15/bin/pgbench"].find((p) => existsSync(p));
   if (!which) return undefined;
   const url = new URL(databaseUrl);
@@ -121,89 +304,160 @@ function pgbench(databaseUrl: string): { tpcbTps: number; selectOnlyTps: number 
   const target = url.toString();
   try {
     execFileSync(which, ["-q", "-i", "-s", "10", target], { stdio: "ignore" });
-    const tps = (args: string[]) => {
-      const out = execFileSync(which, [...args, "-c", String(connections), "-j", "2", "-T", String(seconds), target], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
-      return Math.round(Number(/tps = ([\d.]+)/.exec(out)?.[1] ?? 0));
-    };
-    return { tpcbTps: tps([]), selectOnlyTps: tps(["-S"]) };
+    const out = execFileSync(which, ["-c", String(connections), "-j", "2", "-T", String(seconds), target], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
+    return Math.round(Number(/tps = ([\d.]+)/.exec(out)?.[1] ?? 0));
   } finally {
     execFileSync("psql", [admin, "-qc", `drop database if exists ${name} with (force)`], { stdio: "ignore" });
   }
 }
 
-function table(headers: string[], rows: (string | number)[][]): string {
+type Cell = string | number;
+
+function table(headers: string[], rows: Cell[][]): string {
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
-  const line = (cells: (string | number)[]) => cells.map((c, i) => String(c).padEnd(widths[i] ?? 0)).join("  ");
+  const line = (cells: Cell[]) => cells.map((c, i) => String(c).padEnd(widths[i] ?? 0)).join("  ").trimEnd();
   return [line(headers), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n");
 }
 
-function markdown(headers: string[], rows: (string | number)[][]): string {
-  return [`| ${headers.join(" | ")} |`, `|${headers.map(() => "---").join("|")}|`, ...rows.map((r) => `| ${r.join(" | ")} |`)].join("\n");
+function markdown(headers: string[], rows: Cell[][]): string {
+  const escape = (c: Cell) => String(c).replaceAll("|", "\\|");
+  return [`| ${headers.map(escape).join(" | ")} |`, `|${headers.map(() => "---").join("|")}|`, ...rows.map((r) => `| ${r.map(escape).join(" | ")} |`)].join("\n");
 }
 
-const pct = (a: number, b: number) => (b > 0 ? `${((a / b) * 100).toFixed(0)}%` : "n/a");
+const percent = (a: number, b: number) => (b > 0 ? Math.round((a / b) * 100) : undefined);
+const mark = (ok: boolean) => (ok ? "✓" : "✗");
+
+/** The ratio table: one row per figure, one column per database and WORKERS. */
+function ratioTable(results: DatabaseResult[]): { headers: string[]; rows: Cell[][] } {
+  const columns = results.flatMap((result) => result.runs.map((run) => ({ result, run })));
+  const label = (result: DatabaseResult, run: WorkersRun) => (results.length > 1 ? `${result.url} WORKERS=${String(run.workers)}` : `WORKERS=${String(run.workers)}`);
+  const row = (id: RowId, run: WorkersRun) => run.rows.find((r) => r.id === id);
+  const ratio = (a: number | undefined, b: number | undefined, target: number) => {
+    const p = a === undefined || b === undefined ? undefined : percent(a, b);
+    return p === undefined ? "n/a" : `${String(p)}% ${mark(p >= target)} (${String(a)} / ${String(b)})`;
+  };
+  const tps = (result: DatabaseResult) => result.pgbench?.tps;
+  const lines: [string, string, (result: DatabaseResult, run: WorkersRun) => Cell][] = [
+    [`bookings/s across ${String(shape.clinics)} clinics ÷ pgbench TPC-B-like TPS`, "≥ 50%", (result, run) => ratio(row("bookings", run)?.reqPerSec, tps(result), 50)],
+    ["bookings/s one hot clinic ÷ pgbench TPC-B-like TPS", "≥ 25%", (result, run) => ratio(row("hot", run)?.reqPerSec, tps(result), 25)],
+    ["availability cache hit req/s ÷ /readyz req/s", "≥ 80%", (_, run) => ratio(row("hit", run)?.reqPerSec, row("readyz", run)?.reqPerSec, 80)],
+    ["availability 304 req/s ÷ /readyz req/s", "≥ 90%", (_, run) => {
+      const r = row("revalidate", run);
+      const text = ratio(r?.reqPerSec, row("readyz", run)?.reqPerSec, 90);
+      return r?.etags?.with === 0 ? `${text}, 200s: no ETag` : text;
+    }],
+    [`availability miss p99 ms (${String(shape.largeClinicProviders)} providers × ${String(missDays)} days, ${String(connections)} connections)`, "< 50 ms", (_, run) => {
+      const p99 = row("miss", run)?.p99ms;
+      return p99 === undefined ? "n/a" : `${String(p99)} ms ${mark(p99 < 50)}`;
+    }],
+    ["the hot slot: 50 simultaneous bookings of one slot", "1 × 201, 49 × 409", (_, run) => `${String(run.hotSlot.created)} × 201, ${String(run.hotSlot.conflicts)} × 409${run.hotSlot.other > 0 ? `, ${String(run.hotSlot.other)} other` : ""} ${mark(run.hotSlot.created === 1 && run.hotSlot.conflicts === 49)}`],
+    ["exact retries of a keyed booking answering the same appointment", "all", (_, run) => {
+      const answered = run.rows.reduce((n, r) => n + (r.retries?.answered ?? 0), 0);
+      const same = run.rows.reduce((n, r) => n + (r.retries?.same ?? 0), 0);
+      return `${String(same)} / ${String(answered)} ${mark(same === answered)}`;
+    }],
+    ["webhook deliveries received by the sink during the run, of those planned", "> 0", (_, run) => `${String(run.webhooks.received)} of ${String(run.webhooks.planned)} ${mark(run.webhooks.received > 0)}`],
+  ];
+  return { headers: ["figure", "target", ...columns.map(({ result, run }) => label(result, run))], rows: lines.map(([name, target, cell]) => [name, target, ...columns.map(({ result, run }) => cell(result, run))]) };
+}
+
+/** The raw figures: pgbench and every row of every run. */
+function rawTable(results: DatabaseResult[]): { headers: string[]; rows: Cell[][] } {
+  const several = results.length > 1;
+  const rows: Cell[][] = results.flatMap((result) => [
+    [...(several ? [result.url] : []), `pgbench TPC-B-like -s 10 (TPS)`, "", result.pgbench?.tps ?? "n/a", "", "", "", result.pgbench?.load1 ?? ""],
+    ...result.runs.flatMap((run) => run.rows.map((r) => [...(several ? [result.url] : []), r.name, run.workers, r.reqPerSec, r.p50ms, r.p99ms, r.non2xx, r.load1])),
+  ]);
+  return { headers: [...(several ? ["database"] : []), "row", "WORKERS", "req/s", "p50 ms", "p99 ms", "non-2xx", "load avg"], rows };
+}
+
+function machine(postgres: string[]): { nproc: number; cpu: string; memoryGiB: number; node: string; postgres: string[] } {
+  const cpuinfo = existsSync("/proc/cpuinfo") ? readFileSync("/proc/cpuinfo", "utf8") : "";
+  return {
+    nproc: Number(execFileSync("nproc", { encoding: "utf8" }).trim()),
+    cpu: /model name\s*:\s*(.+)/.exec(cpuinfo)?.[1]?.trim() ?? "unknown",
+    memoryGiB: Number((totalmem() / 1024 ** 3).toFixed(1)),
+    node: process.version,
+    postgres: [...new Set(postgres)],
+  };
+}
 
 async function main() {
-  const md: string[] = [`# pnpm bench, ${new Date().toISOString()}`, ""];
-  console.log("Slot engine (pure, in-process)...");
-  const engine = runEngineBench();
-  const engineRows = engine.map((r) => [r.name, r.opsPerSec, r.msPerOp, r.slots]);
-  console.log(table(["case", "ops/s", "ms/op", "slots"], engineRows));
-  console.log("targets: reference ≥ 5,000/s, union ≥ 1,000/s, large ≤ 20 ms\n");
-  md.push("## Slot engine", "", markdown(["case", "ops/s", "ms/op", "slots"], engineRows), "");
+  const startedAt = new Date();
+  const loadAtStart = loadAverages();
+  const args = process.argv.slice(2).map(shownUrl);
+  const command = `npm run bench${args.length > 0 ? ` -- ${args.join(" ")}` : ""}`;
+  const md: string[] = [`# npm run bench, ${startedAt.toISOString()}`, "", `\`${command}\``, ""];
+  let engine: EngineRow[] = [];
+  if (options.engine) {
+    console.log("Slot engine (pure, in-process) ...");
+    engine = runEngineBench();
+    const engineRows = engine.map((r) => [r.name, r.opsPerSec, r.msPerOp, r.slots]);
+    console.log(table(["case", "ops/s", "ms/op", "slots"], engineRows));
+    console.log("targets: reference ≥ 5,000/s, union ≥ 1,000/s, large ≤ 20 ms");
+    md.push("## Slot engine", "", markdown(["case", "ops/s", "ms/op", "slots"], engineRows), "");
+  }
 
   if (!existsSync(`${root}apps/server/dist/main.js`)) throw new Error("build the server first: npm run build");
-  const urls = process.argv.flatMap((arg, i) => (arg === "--db" ? [process.argv[i + 1] ?? ""] : arg.startsWith("--db=") ? [arg.slice(5)] : []));
-  if (urls.length === 0) urls.push(benchDatabaseUrl());
-  const workerCounts = [1, 2];
-  const results: { url: string; calibration: ReturnType<typeof pgbench>; runs: WorkersRun[] }[] = [];
-  for (const databaseUrl of urls) {
-    const shown = shownUrl(databaseUrl);
-    console.log(`pgbench on ${shown} (${String(connections)} clients, ${String(seconds)} s each) ...`);
-    const calibration = pgbench(databaseUrl);
-    console.log(calibration ? `  TPC-B-like ${String(calibration.tpcbTps)} TPS, select-only ${String(calibration.selectOnlyTps)} TPS` : "  pgbench not installed: no database calibration");
-    console.log(`HTTP on ${shown}: the compiled server with WORKERS=${workerCounts.join(" and then ")}, autocannon in its own process, ${String(connections)} connections, ${String(seconds)} s a row ...`);
-    const runs = await httpBench(databaseUrl, workerCounts);
-    results.push({ url: shown, calibration, runs });
-    md.push(`## ${shown}`, "", calibration ? `pgbench: TPC-B-like ${String(calibration.tpcbTps)} TPS, select-only ${String(calibration.selectOnlyTps)} TPS (${String(connections)} clients).` : "pgbench not installed.", "");
-    for (const run of runs) {
-      const rows = run.rows.map((r) => [r.name, r.reqPerSec, r.p50ms, r.p99ms, r.non2xx, r.load1]);
-      const headers = ["route", "req/s", "p50 ms", "p99 ms", "non-2xx", "load avg"];
-      console.log(`\nWORKERS=${String(run.workers)}`);
-      console.log(table(headers, rows));
-      for (const r of run.rows.filter((row) => row.non2xx > 0)) console.log(`WARNING: ${r.name}: ${String(r.non2xx)} answers were not 2xx; its req/s is not a figure of success`);
-      const readyz = run.rows[1]?.reqPerSec ?? 0;
-      const hit = run.rows[2]?.reqPerSec ?? 0;
-      const bookings = run.rows[4]?.reqPerSec ?? 0;
-      const ratios = [
-        `cache hit / one-query route: ${pct(hit, readyz)} (target ≥ 80%)`,
-        `cache miss p99: ${String(run.rows[3]?.p99ms ?? 0)} ms (target < 50 ms)`,
-        calibration ? `bookings / pgbench TPC-B-like: ${pct(bookings, calibration.tpcbTps)} (target ≥ 50%)` : "bookings / pgbench: n/a",
-        `hot slot, 50 simultaneous bookings: ${String(run.hotSlot.created)} created, ${String(run.hotSlot.conflicts)} × 409, ${String(run.hotSlot.other)} other (target exactly 1 created)`,
-      ];
-      for (const line of ratios) console.log(line);
-      md.push(`### WORKERS=${String(run.workers)}`, "", markdown(headers, rows), "", ...ratios.map((l) => `- ${l}`), "");
-    }
-    const [one, two] = runs;
-    if (one && two) {
-      const scaling = one.rows.map((r, i) => [r.name, r.reqPerSec, two.rows[i]?.reqPerSec ?? 0, `${((two.rows[i]?.reqPerSec ?? 0) / Math.max(r.reqPerSec, 1)).toFixed(2)}×`]);
-      console.log(`\n1 → 2 workers:`);
-      console.log(table(["route", "1 worker", "2 workers", "ratio"], scaling));
-      md.push("### 1 → 2 workers", "", markdown(["route", "1 worker", "2 workers", "ratio"], scaling), "");
-    }
-  }
-  const [first, ...others] = results;
-  if (first && others.length > 0) {
-    const side = (first.runs[0]?.rows ?? []).map((row, i) => [row.name, ...results.map((r) => `${String(r.runs[0]?.rows[i]?.reqPerSec ?? 0)} (${((r.runs[0]?.rows[i]?.reqPerSec ?? 0) / Math.max(row.reqPerSec, 1)).toFixed(2)}×)`)]);
-    console.log(`\nSide by side, WORKERS=1 (req/s, and as a ratio of the first database's figure in this run):`);
-    console.log(table(["route", ...results.map((r) => r.url)], side));
-    md.push("## Side by side (WORKERS=1)", "", markdown(["route", ...results.map((r) => r.url)], side), "");
+  const sink = await startSink();
+  const results: DatabaseResult[] = [];
+  try {
+    for (const databaseUrl of options.urls) results.push(await httpBench(databaseUrl, sink));
+  } finally {
+    await sink.stop();
   }
 
+  const host = machine(results.map((r) => r.postgres));
+  const loadAtEnd = loadAverages();
+  const ratios = ratioTable(results);
+  const raw = rawTable(results);
+  const world = `${String(shape.clinics)} clinics (${zones.join(", ")}) × ${String(shape.providersPerClinic)} providers, ${String(shape.providersPerClinic + shape.anyServicesPerClinic)} services each (${String(shape.anyServicesPerClinic)} any-provider), ${String(shape.users)} booking agents and staff with tokens of their own, webhooks in ${String(shape.webhookClinics)} clinics to a local sink, one clinic of ${String(shape.largeClinicProviders)} providers`;
+  const setting = `${String(connections)} connections, ${String(seconds)} s a row after a ${String(options.warmupSeconds)} s warm-up (the cache-hit row: every key first), WORKERS=${options.workerCounts.join(" and ")}`;
+  const machineLine = `${String(host.nproc)} cores (nproc), ${host.cpu}, ${String(host.memoryGiB)} GiB memory, Node ${host.node}, PostgreSQL ${host.postgres.join(" / ")}`;
+  const loadLine = `load average (1, 5, 15 min) ${loadAtStart} at the start, ${loadAtEnd} at the end`;
+
+  console.log(`\n${machineLine}; ${loadLine}`);
+  console.log(`\nRatios (this run's own calibrations):`);
+  console.log(table(ratios.headers, ratios.rows));
+  console.log(`\nRows (non-2xx: answers that are not the row's success — on the 304 row, non-304 — and connection errors):`);
+  console.log(table(raw.headers, raw.rows));
+  if (warnings.length > 0) {
+    console.log("");
+    for (const line of warnings) console.log(`WARNING: ${line}`);
+  }
+
+  const section = [
+    `Measured ${startedAt.toISOString().slice(0, 16).replace("T", " ")} UTC by \`npm run build && ${command}\` (this section is written by the bench).`,
+    "",
+    `- Machine: ${machineLine}; shared, so figures are ratios to calibrations taken in the same run.`,
+    `- Load: ${loadLine}; each row's own is in the table below.`,
+    `- World: ${world}.`,
+    `- Rows: ${setting}.`,
+    "",
+    markdown(ratios.headers, ratios.rows),
+    "",
+    "Non-2xx counts answers that are not the row's success (on the 304 row, answers that are not 304) and connection errors; load avg is the 1-minute load average, the higher of before and after the row.",
+    "",
+    markdown(raw.headers, raw.rows),
+    ...(warnings.length > 0 ? ["", ...warnings.map((w) => `- WARNING: ${w}`)] : []),
+  ].join("\n");
+  md.push("## HTTP", "", section, "");
+
   await mkdir("bench-results", { recursive: true });
-  await writeFile("bench-results/bench.json", JSON.stringify({ at: new Date().toISOString(), engine, http: results }, null, 2));
+  await writeFile("bench-results/bench.json", JSON.stringify({ at: startedAt.toISOString(), command, machine: host, load: { start: loadAtStart, end: loadAtEnd }, world: shape, options, engine, http: results, ratios, warnings }, null, 2));
   await writeFile("bench-results/bench.md", `${md.join("\n")}\n`);
-  console.log("\nwrote bench-results/bench.json and bench-results/bench.md");
+  const docs = `${root}docs/performance.md`;
+  const text = await readFile(docs, "utf8");
+  const begin = "<!-- bench:start -->";
+  const end = "<!-- bench:end -->";
+  const from = text.indexOf(begin);
+  const to = text.indexOf(end);
+  if (from < 0 || to < from) {
+    warn(`docs/performance.md has no ${begin} … ${end} section: not updated`);
+  } else {
+    await writeFile(docs, `${text.slice(0, from + begin.length)}\n${section}\n${text.slice(to)}`);
+  }
+  console.log("\nwrote bench-results/bench.json, bench-results/bench.md and the bench section of docs/performance.md");
 }
 
 await main();

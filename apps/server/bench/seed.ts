@@ -1,42 +1,158 @@
-// The clinic the HTTP benches (`pnpm bench`, `npm run bench:soak`) load, written straight to the
-// database, and its removal afterwards.
-import { eq } from "drizzle-orm";
+// The world the HTTP benches (`npm run bench`, `npm run bench:soak`) load, written straight to the
+// database in batches, and its removal afterwards: clinics in a few time zones, each with its
+// providers (approved, Mon–Fri 09:00–17:00 clinic time), services assigned to one provider and
+// services any provider gives, booking agents and staff with tokens of their own, and, for some
+// clinics, an active webhook to a local sink. Plus one large clinic (50 providers by default), the
+// availability miss's.
+import { randomBytes, randomUUID } from "node:crypto";
+import { inArray, sql } from "drizzle-orm";
 import { mintToken } from "@clinic/api";
-import { clinicMembers, clinics, type DbHandle, services, users, workHours } from "@clinic/db";
+import { clinicMembers, clinics, type DbHandle, rowsOf, services, users, webhooks, workHours } from "@clinic/db";
 import { benchSecret } from "./server.ts";
 
 export interface BenchClinic {
-  clinicId: string;
+  id: string;
+  name: string;
+  timezone: string;
+  /** The providers' user ids. */
+  providerIds: string[];
   /** One 30-minute service per provider, in the providers' order. */
-  serviceIds: string[];
-  /** A booking agent's bearer token (signed with `benchSecret`). */
-  token: string;
+  assignedServiceIds: string[];
+  /** 30-minute services with no assigned provider ("any provider"). */
+  anyServiceIds: string[];
+  /** Bearer tokens (signed with `benchSecret`) of the clinic's booking agents and staff. */
+  tokens: string[];
+  /** Whether the clinic has an active webhook (to the sink). */
+  webhook: boolean;
 }
 
+export interface WorldShape {
+  /** Clinics of `providersPerClinic` providers each. */
+  clinics: number;
+  providersPerClinic: number;
+  /** Booking agents and staff, spread evenly over the clinics (the first 20 are members of the large clinic too). */
+  users: number;
+  /** Any-provider services per clinic. */
+  anyServicesPerClinic: number;
+  /** The providers of the one large clinic. */
+  largeClinicProviders: number;
+  /** Clinics (every clinics/webhookClinics-th, from the first) with an active webhook to `webhookUrl`. */
+  webhookClinics: number;
+  webhookUrl: string | undefined;
+}
+
+export interface BenchWorld {
+  clinics: BenchClinic[];
+  large: BenchClinic;
+  /** Every user the world created (members and providers), for its removal. */
+  userIds: string[];
+  shape: WorldShape;
+}
+
+export const zones = ["Europe/Berlin", "America/New_York", "Asia/Tokyo", "Australia/Sydney"];
 const weekdays = [1, 2, 3, 4, 5];
+/** 09:00–17:00 clinic time. */
+const opensMin = 540;
+const closesMin = 1020;
 
-/** A clinic with 50 providers working Mon–Fri 09:00–17:00 and one 30-minute service each. */
-export async function seedClinic(database: DbHandle, name: string): Promise<BenchClinic> {
-  const [clinic] = await database.db.insert(clinics).values({ name, timezone: "Europe/Berlin" }).returning();
-  if (!clinic) throw new Error("no clinic");
-  const agentId = crypto.randomUUID();
-  await database.db.insert(users).values({ id: agentId, email: `agent-${agentId}@bench.test` });
-  await database.db.insert(clinicMembers).values({ clinicId: clinic.id, userId: agentId, fullName: "Agent", email: "agent@bench.test", clinicRole: "BOOKING_AGENT" });
-  await database.db.insert(workHours).values(weekdays.map((weekday) => ({ clinicId: clinic.id, scope: "clinic" as const, weekday, opensMin: 540, closesMin: 1020 })));
-  const serviceIds: string[] = [];
-  for (let p = 0; p < 50; p++) {
-    const id = crypto.randomUUID();
-    await database.db.insert(users).values({ id, email: `p${String(p)}-${id}@bench.test` });
-    await database.db.insert(clinicMembers).values({ clinicId: clinic.id, userId: id, fullName: `Provider ${String(p).padStart(2, "0")}`, email: `p${String(p)}@bench.test`, isProvider: true, status: "approved" });
-    await database.db.insert(workHours).values(weekdays.map((weekday) => ({ clinicId: clinic.id, scope: "provider" as const, providerId: id, weekday, opensMin: 540, closesMin: 1020 })));
-    const [service] = await database.db.insert(services).values({ clinicId: clinic.id, name: `Consultation ${String(p)}`, durationMin: 30, providerId: id }).returning();
-    if (service) serviceIds.push(service.id);
-  }
-  const token = await mintToken(benchSecret, { sub: agentId, email: `agent-${agentId}@bench.test` });
-  return { clinicId: clinic.id, serviceIds, token };
+/** Inserts `rows` `size` at a time: one statement per batch, not one per row. */
+async function batched<T>(rows: T[], insert: (batch: T[]) => Promise<unknown>, size = 500): Promise<void> {
+  for (let i = 0; i < rows.length; i += size) await insert(rows.slice(i, i + size));
 }
 
-/** Deletes a seeded clinic (its members, hours, services and bookings go with it). */
-export async function removeClinic(database: DbHandle, clinicId: string): Promise<void> {
-  await database.db.delete(clinics).where(eq(clinics.id, clinicId));
+const at = <T>(list: readonly T[], i: number): T => {
+  const value = list[i];
+  if (value === undefined) throw new Error(`no element ${String(i)} in a list of ${String(list.length)}`);
+  return value;
+};
+
+/** Seeds the world; `progress` hears about each step. */
+export async function seedWorld(database: DbHandle, shape: WorldShape, progress: (line: string) => void = () => undefined): Promise<BenchWorld> {
+  const started = Date.now();
+  const tag = randomBytes(4).toString("hex");
+  const { db } = database;
+  const clinicRows: (typeof clinics.$inferInsert)[] = [];
+  const userRows: (typeof users.$inferInsert)[] = [];
+  const memberRows: (typeof clinicMembers.$inferInsert)[] = [];
+  const hourRows: (typeof workHours.$inferInsert)[] = [];
+  const serviceRows: (typeof services.$inferInsert)[] = [];
+  const webhookRows: (typeof webhooks.$inferInsert)[] = [];
+  const world: BenchClinic[] = [];
+  const webhookEvery = shape.webhookClinics > 0 ? Math.max(1, Math.floor(shape.clinics / shape.webhookClinics)) : 0;
+
+  const addClinic = (name: string, timezone: string, providers: number, webhook: boolean): BenchClinic => {
+    const id = randomUUID();
+    clinicRows.push({ id, name, timezone });
+    hourRows.push(...weekdays.map((weekday) => ({ clinicId: id, scope: "clinic" as const, weekday, opensMin, closesMin })));
+    const clinic: BenchClinic = { id, name, timezone, providerIds: [], assignedServiceIds: [], anyServiceIds: [], tokens: [], webhook };
+    for (let p = 0; p < providers; p++) {
+      const providerId = randomUUID();
+      const email = `p${String(p)}-${id}@bench.test`;
+      userRows.push({ id: providerId, email });
+      memberRows.push({ clinicId: id, userId: providerId, fullName: `Provider ${String(p).padStart(2, "0")}`, email, isProvider: true, status: "approved", clinicRole: "STAFF" });
+      hourRows.push(...weekdays.map((weekday) => ({ clinicId: id, scope: "provider" as const, providerId, weekday, opensMin, closesMin })));
+      const serviceId = randomUUID();
+      serviceRows.push({ id: serviceId, clinicId: id, name: `Consultation with provider ${String(p)}`, durationMin: 30, providerId });
+      clinic.providerIds.push(providerId);
+      clinic.assignedServiceIds.push(serviceId);
+    }
+    for (let s = 0; s < shape.anyServicesPerClinic; s++) {
+      const serviceId = randomUUID();
+      serviceRows.push({ id: serviceId, clinicId: id, name: `Check-up ${String(s)} (any provider)`, durationMin: 30, providerId: null });
+      clinic.anyServiceIds.push(serviceId);
+    }
+    if (webhook && shape.webhookUrl) {
+      webhookRows.push({ clinicId: id, url: `${shape.webhookUrl}/${id}`, eventTypes: ["*"], description: "bench sink", active: true, secret: `whsec_${randomBytes(24).toString("base64")}` });
+    }
+    world.push(clinic);
+    return clinic;
+  };
+
+  for (let c = 0; c < shape.clinics; c++) {
+    addClinic(`Bench ${tag} clinic ${String(c).padStart(3, "0")}`, at(zones, c % zones.length), shape.providersPerClinic, webhookEvery > 0 && c % webhookEvery === 0 && c / webhookEvery < shape.webhookClinics);
+  }
+  const large = addClinic(`Bench ${tag} large clinic`, "Europe/Berlin", shape.largeClinicProviders, false);
+  const regular = world.slice(0, shape.clinics);
+
+  // The booking agents and staff: user u belongs to clinic u mod clinics; the first 20 to the large clinic too.
+  const members: { userId: string; email: string; clinics: BenchClinic[] }[] = [];
+  for (let u = 0; u < shape.users; u++) {
+    const userId = randomUUID();
+    const email = `u${String(u)}-${tag}-${userId.slice(0, 8)}@bench.test`;
+    userRows.push({ id: userId, email });
+    const own = regular.length > 0 ? [at(regular, u % regular.length)] : [];
+    const theirs = u < 20 || own.length === 0 ? [...own, large] : own;
+    for (const clinic of theirs) {
+      memberRows.push({ clinicId: clinic.id, userId, fullName: `${u % 3 === 0 ? "Staff" : "Agent"} ${String(u)}`, email, clinicRole: u % 3 === 0 ? "STAFF" : "BOOKING_AGENT" });
+    }
+    members.push({ userId, email, clinics: theirs });
+  }
+
+  progress(`seeding ${String(clinicRows.length)} clinics, ${String(userRows.length)} users, ${String(memberRows.length)} memberships, ${String(hourRows.length)} work hours, ${String(serviceRows.length)} services, ${String(webhookRows.length)} webhooks ...`);
+  await batched(clinicRows, (rows) => db.insert(clinics).values(rows));
+  await batched(userRows, (rows) => db.insert(users).values(rows));
+  await batched(memberRows, (rows) => db.insert(clinicMembers).values(rows));
+  await batched(hourRows, (rows) => db.insert(workHours).values(rows));
+  await batched(serviceRows, (rows) => db.insert(services).values(rows));
+  await batched(webhookRows, (rows) => db.insert(webhooks).values(rows));
+  progress(`  rows written in ${String(Date.now() - started)} ms; minting ${String(members.length)} tokens ...`);
+  for (const member of members) {
+    const token = await mintToken(benchSecret, { sub: member.userId, email: member.email }, { expiresIn: "24h" });
+    for (const clinic of member.clinics) clinic.tokens.push(token);
+  }
+  progress(`  seeded in ${String(Date.now() - started)} ms`);
+  return { clinics: regular, large, userIds: userRows.flatMap((row) => (row.id ? [row.id] : [])), shape };
+}
+
+/**
+ * Deletes the world's clinics (members, hours, services, bookings, events, webhooks and the outbox
+ * go with them), its users, and the queued jobs of its clinics (reminders years ahead, deliveries
+ * not yet made: they would find nothing to do, but stay in the queue until then).
+ */
+export async function removeWorld(database: DbHandle, world: BenchWorld): Promise<void> {
+  const clinicIds = [...world.clinics, world.large].map((c) => c.id);
+  await batched(clinicIds, (ids) => database.db.delete(clinics).where(inArray(clinics.id, ids)), 20);
+  await batched(world.userIds, (ids) => database.db.delete(users).where(inArray(users.id, ids)), 1000);
+  const queue = rowsOf<{ job: string | null }>(await database.db.execute(sql`select to_regclass('pgboss.job')::text as job`))[0]?.job;
+  if (queue) await database.db.execute(sql`delete from pgboss.job where data->>'clinicId' in (${sql.join(clinicIds.map((id) => sql`${id}`), sql`, `)})`);
 }

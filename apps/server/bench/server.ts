@@ -1,7 +1,12 @@
-// What the HTTP benches (`pnpm bench`, `npm run bench:soak`) share: the compiled server started in
-// a process of its own on a free port, and the load generator (load.ts) run in yet another.
+// What the HTTP benches (`npm run bench`, `npm run bench:soak`) share: the compiled server started
+// in a process of its own on a free port, the load generator (load.ts) run in yet another, and the
+// sink the seeded clinics' webhooks deliver to.
 import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { type Server, createServer as createHttpServer } from "node:http";
 import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { loadConfig } from "@clinic/config";
@@ -12,6 +17,9 @@ export const root = fileURLToPath(new URL("../../../", import.meta.url));
 
 /** The JWT secret the benches' server verifies, and their tokens are minted with. */
 export const benchSecret = "bench-secret-0123456789-0123456789-abcdef";
+
+/** The bearer token of the benches' server's /metrics. */
+export const benchMetricsToken = "bench-metrics-0123456789";
 
 /** DATABASE_URL, else the local server's `postgres` database. */
 export function benchDatabaseUrl(): string {
@@ -55,6 +63,10 @@ export async function startServer(databaseUrl: string, workers: number): Promise
       // Neither the per-IP nor the per-user booking-write limit may answer for the database here.
       RATE_LIMIT_MAX: "1000000000",
       BOOKING_RATE_LIMIT: "1000000",
+      // The webhooks of the seeded clinics point at the sink on 127.0.0.1 (startSink).
+      WEBHOOK_ALLOW_PRIVATE: "true",
+      // The availability cache's hits and misses (cacheLookups).
+      METRICS_TOKEN: benchMetricsToken,
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -81,8 +93,64 @@ export async function startServer(databaseUrl: string, workers: number): Promise
 
 const execFileAsync = promisify(execFile);
 
-/** One row of load (load.ts) from a process of its own; resolves with its figures. */
+/**
+ * One row of load (load.ts) from a process of its own; resolves with its figures. The spec goes
+ * through a file: a world's thousand tokens are more than one command-line argument may hold.
+ */
 export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
-  const { stdout } = await execFileAsync(process.execPath, ["--import", "tsx", "apps/server/bench/load.ts", JSON.stringify(spec)], { cwd: root, encoding: "utf8" });
-  return JSON.parse(stdout.trim().split("\n").pop() ?? "{}") as LoadResult;
+  const dir = await mkdtemp(join(tmpdir(), "clinic-bench-"));
+  try {
+    const file = join(dir, "spec.json");
+    await writeFile(file, JSON.stringify(spec));
+    const { stdout } = await execFileAsync(process.execPath, ["--import", "tsx", "apps/server/bench/load.ts", file], { cwd: root, encoding: "utf8", maxBuffer: 16 * 1024 * 1024 });
+    return JSON.parse(stdout.trim().split("\n").pop() ?? "{}") as LoadResult;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The availability cache's lookups so far, from /metrics: exact with one process; with several,
+ * /metrics answers from whichever process takes the connection.
+ */
+export async function cacheLookups(base: string): Promise<{ hits: number; misses: number }> {
+  const answer = await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${benchMetricsToken}` } });
+  const text = await answer.text();
+  const count = (result: string) => Number(new RegExp(`^availability_cache_requests_total\\{result="${result}"\\} (\\d+)`, "m").exec(text)?.[1] ?? 0);
+  return { hits: count("hit"), misses: count("miss") };
+}
+
+export interface Sink {
+  /** The sink's base URL (a webhook's URL is this plus a path). */
+  url: string;
+  /** Deliveries received so far. */
+  received: () => number;
+  stop: () => Promise<void>;
+}
+
+/** The webhook receiver of the bench: answers every request 204 and counts them. */
+export async function startSink(): Promise<Sink> {
+  let received = 0;
+  const server: Server = createHttpServer((request, response) => {
+    request.resume();
+    request.on("end", () => {
+      received++;
+      response.writeHead(204).end();
+    });
+  });
+  const port = await new Promise<number>((resolve) => {
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      resolve(typeof address === "object" && address ? address.port : 0);
+    });
+  });
+  return {
+    url: `http://127.0.0.1:${String(port)}/hooks`,
+    received: () => received,
+    stop: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => { resolve(); });
+      }),
+  };
 }
