@@ -15,6 +15,8 @@ import {
   appRouter,
   createContextInner,
   defaultApiLimits,
+  type FastAvailabilityAnswer,
+  fastAvailability,
   startWorkers,
   toDomainError,
 } from "@clinic/api";
@@ -216,7 +218,34 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     } satisfies FastifyTRPCPluginOptions<AppRouter>["trpcOptions"],
   });
 
-  await app.register(restAdapter, { router: appRouter, createContext });
+  const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+  const datePattern = /^\d{4}-\d{2}-\d{2}$/;
+  const fastAvailabilityOf = async (request: FastifyRequest, kind: "member" | "online"): Promise<FastAvailabilityAnswer | undefined> => {
+    // Only a plain request: anything else (no token, odd input) the procedure answers, errors included.
+    const query = request.query as Record<string, unknown>;
+    const { clinic_id: clinicId, service_id: serviceId, provider_id: providerId, from, to } = query;
+    const param = (request.params as Record<string, unknown>).clinic_id;
+    const clinic = kind === "online" ? param : clinicId;
+    if (typeof clinic !== "string" || !uuidPattern.test(clinic) || (kind === "online" && clinicId !== undefined && clinicId !== clinic)) return undefined;
+    if (typeof serviceId !== "string" || !uuidPattern.test(serviceId)) return undefined;
+    if (providerId !== undefined && (typeof providerId !== "string" || !uuidPattern.test(providerId))) return undefined;
+    if ((from !== undefined && (typeof from !== "string" || !datePattern.test(from))) || (to !== undefined && (typeof to !== "string" || !datePattern.test(to)))) return undefined;
+    const auth = await authenticate(request, options.verifier, provisioner, db);
+    if (!auth.user) return undefined;
+    const ifNoneMatch = request.headers["if-none-match"];
+    return fastAvailability(db, availabilityCache, {
+      userId: auth.user.id,
+      clinicId: clinic,
+      serviceId,
+      providerId,
+      from,
+      to,
+      online: kind === "online",
+      now: (options.now ?? (() => new Date()))(),
+      ifNoneMatch: typeof ifNoneMatch === "string" ? ifNoneMatch : undefined,
+    });
+  };
+  await app.register(restAdapter, { router: appRouter, createContext, fastAvailability: fastAvailabilityOf });
   if (options.web) await registerWeb(app, options.web);
 
   if (options.workers) {

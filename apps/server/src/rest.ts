@@ -1,7 +1,8 @@
+import { createHash } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import type { AnyRouter } from "@trpc/server";
-import { type Context, DomainError, type RestRoute, createCallerFactory } from "@clinic/api";
+import { type Context, DomainError, type FastAvailabilityAnswer, type RestRoute, createCallerFactory } from "@clinic/api";
 import { type RouteEntry, pathParams, restRoutes } from "./routes.ts";
 
 type Caller = Record<string, unknown>;
@@ -60,6 +61,18 @@ function statusOf(status: RestRoute["status"], result: unknown): number {
 export interface RestOptions {
   router: AnyRouter;
   createContext: (request: FastifyRequest, reply: FastifyReply) => Promise<Context>;
+  /** The cached availability answer of V1/O3 without the procedure, when it can (docs/performance.md#availability). */
+  fastAvailability?: (request: FastifyRequest, kind: "member" | "online") => Promise<FastAvailabilityAnswer | undefined>;
+}
+
+/** V1 and O3 answers may be cached by the caller, but revalidated every time (contract §17). */
+const availabilityCacheControl = "private, no-cache";
+
+/** Whether an If-None-Match header names this tag (a list, weak or strong, or `*`). */
+function matchesTag(ifNoneMatch: string | undefined, etag: string): boolean {
+  if (!ifNoneMatch) return false;
+  if (ifNoneMatch.trim() === "*") return true;
+  return ifNoneMatch.split(",").some((tag) => tag.trim().replace(/^W\//, "") === etag);
 }
 
 /** Maps every procedure with `meta.rest` to its /v1 route. Errors go to the app's error handler. */
@@ -71,9 +84,26 @@ export const restAdapter = fp(
         method: entry.rest.method,
         url: entry.rest.path,
         handler: async (request, reply) => {
+          const fast = entry.rest.fastAvailability;
+          if (fast && options.fastAvailability) {
+            const answer = await options.fastAvailability(request, fast);
+            if (answer) {
+              reply.header("cache-control", availabilityCacheControl).header("etag", answer.etag);
+              if (answer.status === 304) return reply.code(304).send();
+              return reply.code(200).type("application/json; charset=utf-8").send(answer.body);
+            }
+          }
           const ctx = await options.createContext(request, reply);
           const caller = createCaller(ctx) as unknown as Caller;
           const result = await procedureAt(caller, entry.procedure)(restInput(entry, request));
+          if (fast) {
+            // Not from the fast path (a miss): the tag is the body's own hash.
+            const body = JSON.stringify(result);
+            const etag = `"${createHash("sha1").update(body).digest("base64url")}"`;
+            reply.header("cache-control", availabilityCacheControl).header("etag", etag);
+            if (matchesTag(request.headers["if-none-match"], etag)) return reply.code(304).send();
+            return reply.code(200).type("application/json; charset=utf-8").send(body);
+          }
           const status = statusOf(entry.rest.status, result);
           if (status === 204) return reply.code(204).send();
           if (entry.rest.contentType) return reply.code(status).type(entry.rest.contentType).send(String(result));

@@ -4,7 +4,7 @@ import { z } from "zod";
 import type { Context } from "./context.ts";
 import { type DomainCode, DomainError, toDomainError, validationFailed } from "./errors.ts";
 import { type MinRole, authorizeClinic, authorizeOnlineBooking } from "./modules/access/index.ts";
-import { hitRateLimit } from "./modules/ratelimit/index.ts";
+import type { RateLimit } from "./modules/ratelimit/index.ts";
 
 /** How a procedure is exposed under /v1 (read by the REST adapter and the OpenAPI generator). */
 export interface RestRoute {
@@ -26,6 +26,11 @@ export interface RestRoute {
   contentType?: string;
   /** Domain error codes this route answers, beyond the ones every route may answer. */
   errors?: readonly DomainCode[];
+  /**
+   * An availability answer (V1, or O3 for `online`): served from the cache by the adapter's fast
+   * path when it can (`fastAvailability`), with `ETag` and 304 (docs/performance.md#availability).
+   */
+  fastAvailability?: "member" | "online";
 }
 
 export interface Meta {
@@ -76,16 +81,19 @@ export const protectedProcedure = publicProcedure.use(({ ctx, next }) => {
  * server process through the database; 429 RATE_LIMITED past it.
  */
 export const bookingWriteProcedure = protectedProcedure.use(async ({ ctx, next, path }) => {
-  try {
-    await hitRateLimit(ctx.db, `booking-writes:${ctx.user.id}`, { max: ctx.limits.bookingWritesPerMinute, windowMs: 60_000 }, ctx.now());
-  } catch (error) {
-    ctx.observer.bookingWrite(path, toDomainError(error).domainCode);
-    throw error;
-  }
   const result = await next();
   ctx.observer.bookingWrite(path, result.ok ? "ok" : toDomainError(result.error).domainCode);
   return result;
 });
+
+/**
+ * The caller's booking-write limit, which a booking-write procedure hands to its module function:
+ * it is counted where the clinic is known, in the first statement of the write on the clinic's
+ * shard (docs/performance.md#the-booking-path).
+ */
+export function bookingWritesOf(ctx: { user: { id: string }; limits: { bookingWritesPerMinute: number } }): RateLimit {
+  return { key: `booking-writes:${ctx.user.id}`, max: ctx.limits.bookingWritesPerMinute, windowMs: 60_000 };
+}
 
 const clinicIdInput = z.object({ clinic_id: z.uuid() });
 

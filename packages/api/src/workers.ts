@@ -7,6 +7,8 @@ import { type DeliveryJob, type DeliverySettings, runDeliveryAttempt } from "./m
 
 export interface WorkerSettings extends DeliverySettings {
   pollingIntervalSeconds?: number;
+  /** How often this process hands the outbox to the queue (default 200 ms). */
+  outboxIntervalMs?: number;
   onError?: (error: Error) => void;
 }
 
@@ -15,5 +17,7 @@ export async function startWorkers(handle: DbHandle, settings: WorkerSettings): 
   const workers = new JobWorkers(handle, { pollingIntervalSeconds: settings.pollingIntervalSeconds, onError: settings.onError });
   await workers.work<DeliveryJob>(queueNames.webhookDelivery, (job) => runDeliveryAttempt(handle.db, job.data, settings));
   await workers.work<ReminderJob>(queueNames.appointmentReminder, (job) => runReminder(handle.db, job.data));
+  // Jobs written by changes wait in their clinic's outbox until handed to the queue (docs/performance.md).
+  workers.dispatchOutboxEvery(handle.db, settings.outboxIntervalMs ?? 200);
   return workers;
 }

@@ -4,6 +4,7 @@ import { type CachedAvailability, AvailabilityCache, estimateBytes } from "../sr
 const service = { id: "s", name: "S", durationMin: 1, providerId: null, isActive: true, bufferBeforeMin: 0, bufferAfterMin: 0, slotStepMin: null, minNoticeMin: 0, bookingHorizonDays: null };
 const answer = (slots: number, providers = 8): CachedAvailability => ({
   service,
+  dependsOn: [],
   slots: Array.from({ length: slots }, (_, i) => ({ start: i * 60_000, end: (i + 1) * 60_000, startLocal: "2027-03-15T09:00", providerIds: Array.from({ length: providers }, (_, p) => `p${String(p)}`) })),
 });
 

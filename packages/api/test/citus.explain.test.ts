@@ -3,9 +3,14 @@ import { type DbHandle, executePositional, hasCitus, openDatabase } from "@clini
 import { addService, bookableClinic, callerFor, pinnedNow } from "../testing/index.ts";
 
 // On Citus (docs/scale-out.md), every statement of the hot paths — authorization, the availability
-// read, the booking transaction, the list and the cancel — names its clinic, so Citus routes it
-// to the one node that holds that clinic: its plan is a single-task router plan. The test records
-// the statements that the real procedures run and asks Citus to plan each one.
+// read, the booking's read and write, the move, the list and the cancel — names its clinic, so
+// Citus routes it to the one node that holds that clinic: its plan is a single-task router plan.
+// The test records the statements that the real procedures run and asks Citus to plan each one.
+// A booking, a move and a cancel run no statement anywhere else (no job-queue row on the
+// coordinator: their jobs wait in the clinic's outbox). The booking's functions are delegated to
+// the clinic's node (a one-task plan of the call); that every statement inside them names the
+// clinic is checked on their source by packages/db/test/functions.test.ts (Citus would run a
+// statement that does not on every shard, from the worker, without complaint).
 const databaseUrl = inject("databaseUrl");
 
 interface Statement {
@@ -39,23 +44,35 @@ describe.skipIf(!databaseUrl)("hot paths on Citus", () => {
     const booked = await staff.appointments.book({ clinic_id: c.clinicId, service_id: service, start: "2027-03-15T10:00:00Z", patient: { name: "Pat" } });
     path = "appointments.list";
     await staff.appointments.list({ clinic_id: c.clinicId, from: "2027-03-15T00:00:00Z", to: "2027-03-16T00:00:00Z" });
+    path = "appointments.reschedule";
+    await staff.appointments.reschedule({ clinic_id: c.clinicId, id: booked.id, start: "2027-03-15T11:00:00Z" });
     path = "appointments.cancel";
     await staff.appointments.cancel({ clinic_id: c.clinicId, id: booked.id });
 
     const planned: { path: string; statement: string; tasks: number[] }[] = [];
+    const elsewhere: { path: string; statement: string }[] = [];
     for (const s of statements) {
       if (!/^\s*(select|insert|update|delete|with)\b/i.test(s.text)) continue;
       const rows = await executePositional(handle.db, `explain ${s.text}`, s.parameters);
       const plan = rows.map((r) => String(r["QUERY PLAN"])).join("\n");
-      if (!plan.includes("Citus")) continue; // the job queue's own tables are plain local tables
+      if (!plan.includes("Citus")) {
+        elsewhere.push({ path: s.path, statement: s.text.replace(/\s+/g, " ") });
+        continue;
+      }
       const tasks = [...plan.matchAll(/Task Count: (\d+)/g)].map((m) => Number(m[1]));
       planned.push({ path: s.path, statement: s.text.replace(/\s+/g, " "), tasks });
     }
     console.log(`${String(planned.length)} statements on distributed tables planned, of ${String(statements.length)} run`);
     // Each procedure ran statements on distributed tables, and each was a one-task router plan.
-    for (const p of ["availability.get", "appointments.book", "appointments.list", "appointments.cancel"]) {
+    for (const p of ["availability.get", "appointments.book", "appointments.list", "appointments.reschedule", "appointments.cancel"]) {
       expect(planned.filter((x) => x.path === p).length, p).toBeGreaterThan(0);
     }
+    // Nothing of a booking, a move or a cancel ran off the clinic's node.
+    expect(elsewhere.filter((e) => ["appointments.book", "appointments.reschedule", "appointments.cancel"].includes(e.path))).toEqual([]);
+    // The booking is its authorization, one read and one write, both delegated function calls.
+    const booking = planned.filter((p) => p.path === "appointments.book").map((p) => p.statement);
+    expect(booking).toHaveLength(3);
+    expect(booking.slice(1).map((text) => /clinic_(schedule_context|book_appointment)/.exec(text)?.[0])).toEqual(["clinic_schedule_context", "clinic_book_appointment"]);
     expect(planned.filter((p) => p.tasks.length === 0 || p.tasks.some((n) => n !== 1))).toEqual([]);
     // The authorization query is among them (the clinic and the caller's membership).
     expect(planned.some((p) => p.statement.includes('"clinic_members"') && p.statement.includes('from "clinics"'))).toBe(true);

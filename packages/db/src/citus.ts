@@ -7,14 +7,14 @@ import * as schema from "./schema/index.ts";
 /**
  * Where a table lives on a Citus cluster (docs/scale-out.md): `users` is copied to every node, each
  * clinic's rows sit together on one node (`clinics` by id, every other table with a clinic by
- * clinic_id, all co-located), and the per-key rate-limit counters are spread by their key.
+ * clinic_id, all co-located: the rate-limit counters and the outbox too).
  */
 export type Placement =
   | { table: string; kind: "reference" }
   | { table: string; kind: "distributed"; column: string; colocateWith: string | null };
 
 const referenceTables = new Set(["users"]);
-const ownKeyTables: Record<string, string> = { rate_limit_counters: "key" };
+const ownKeyTables: Record<string, string> = {};
 
 /**
  * The placement of one table of the schema, derived from its columns: a table that has a
@@ -91,4 +91,53 @@ export async function distributeTables(db: Db): Promise<string[]> {
     await db.execute(sql`alter table ${sql.identifier(fk.tbl)} add constraint ${sql.identifier(fk.name)} ${sql.raw(fk.def)}`);
   }
   return names;
+}
+
+/**
+ * The database functions of the hot paths (drizzle/0008_hot_paths.sql), run where the clinic's
+ * rows are: on Citus each is a distributed function co-located with `clinics` by its first
+ * argument, so that `select f(clinic_id, …)` is delegated to the clinic's node and every statement
+ * in it runs there (docs/performance.md). The helper without a clinic is only copied to every node.
+ */
+export const distributedFunctions: readonly { signature: string; clinicArgument: string | null }[] = [
+  { signature: "clinic_iso_instant(timestamptz)", clinicArgument: null },
+  { signature: "clinic_appointment_json(uuid,uuid)", clinicArgument: "p_clinic_id" },
+  { signature: "clinic_schedule_context(uuid,jsonb)", clinicArgument: "p_clinic_id" },
+  { signature: "clinic_claim_key(uuid,uuid,jsonb)", clinicArgument: "p_clinic_id" },
+  { signature: "clinic_store_key(uuid,uuid,jsonb,uuid)", clinicArgument: "p_clinic_id" },
+  { signature: "clinic_check_schedule(uuid,jsonb)", clinicArgument: "p_clinic_id" },
+  { signature: "clinic_bookings_changed(uuid,uuid[])", clinicArgument: "p_clinic_id" },
+  { signature: "clinic_plan_reminders(uuid,uuid,timestamptz,timestamptz)", clinicArgument: "p_clinic_id" },
+  { signature: "clinic_drop_reminders(uuid,uuid)", clinicArgument: "p_clinic_id" },
+  { signature: "clinic_record_event(uuid,text,jsonb)", clinicArgument: "p_clinic_id" },
+  { signature: "clinic_book_appointment(uuid,jsonb)", clinicArgument: "p_clinic_id" },
+  { signature: "clinic_reschedule_appointment(uuid,jsonb)", clinicArgument: "p_clinic_id" },
+];
+
+/**
+ * On Citus, makes the hot paths' functions distributed functions with their clinic argument;
+ * idempotent. Citus copies a new function to every node by itself, but without a distribution
+ * argument a call is not delegated: those are set here. Returns the functions it changed.
+ */
+export async function distributeFunctions(db: Db): Promise<string[]> {
+  if (!(await hasCitus(db))) return [];
+  const rows = rowsOf<{ name: string; delegated: boolean }>(
+    await db.execute(sql`
+      select replace(objid::regprocedure::text, ' ', '') as name, distribution_argument_index is not null as delegated
+      from pg_catalog.pg_dist_object where classid = 'pg_proc'::regclass`),
+  );
+  const state = new Map(rows.map((r) => [r.name, r.delegated]));
+  const changed: string[] = [];
+  for (const f of distributedFunctions) {
+    const current = state.get(f.signature.replaceAll("timestamptz", "timestampwithtimezone"));
+    if (f.clinicArgument === null) {
+      if (current !== undefined) continue;
+      await db.execute(sql`select create_distributed_function(${f.signature})`);
+    } else {
+      if (current === true) continue;
+      await db.execute(sql`select create_distributed_function(${f.signature}, ${f.clinicArgument}, colocate_with => 'clinics')`);
+    }
+    changed.push(f.signature);
+  }
+  return changed;
 }

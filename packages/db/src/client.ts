@@ -40,6 +40,11 @@ export interface DbOptions {
   poolMax?: number | undefined;
   /** Called with every statement run through Drizzle and its parameters (tests that inspect plans). */
   onQuery?: ((text: string, parameters: unknown[]) => void) | undefined;
+  /**
+   * PostgreSQL only: called with every statement the driver sends to the server, transaction
+   * control included (tests that count a request's round trips).
+   */
+  onServerStatement?: ((text: string) => void) | undefined;
 }
 
 const pgliteExtensions = { btree_gist, pg_trgm, unaccent };
@@ -57,6 +62,7 @@ export async function openDatabase(options: DbOptions): Promise<DbHandle> {
       connect_timeout: 1.5,
       backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 0.5),
       idle_timeout: 30,
+      ...(options.onServerStatement ? { debug: (_connection: number, text: string) => options.onServerStatement?.(text) } : {}),
     });
     return handleOf(drizzlePostgres({ client, schema, ...loggerOf(options) }), "postgres", options.poolMax ?? 10, {
       close: () => client.end({ timeout: 5 }),

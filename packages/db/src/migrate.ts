@@ -5,7 +5,7 @@ import { sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "./client.ts";
 import { rowsOf } from "./client.ts";
-import { distributeTables } from "./citus.ts";
+import { distributeFunctions, distributeTables } from "./citus.ts";
 
 /**
  * The committed SQL migrations at the repository root (`drizzle/`): the nearest `drizzle/` folder
@@ -67,7 +67,7 @@ export async function migrate(
     // On Citus, the schema is then distributed by clinic (docs/scale-out.md); a no-op elsewhere.
     // A partial migration (`through`, for upgrade tests) leaves that to the full one.
     if (options.through === undefined) {
-      const distributed = await distributeTables(tx);
+      const distributed = [...(await distributeTables(tx)), ...(await distributeFunctions(tx))];
       if (distributed.length > 0) options.onDistribute?.(distributed);
     }
     return applied;

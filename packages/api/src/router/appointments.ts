@@ -6,7 +6,7 @@ import { appointmentOutput, cancelAppointment, getAppointment, listAppointments,
 import { nextCursorOutput, pageInput } from "../pagination.ts";
 import { instantInput, uuid } from "../schemas/wire.ts";
 import { bookingErrors, bookingTarget, idempotencyKey, patientInput } from "../schemas/booking.ts";
-import { bookingWriteProcedure, clinicProcedure } from "../trpc.ts";
+import { bookingWriteProcedure, clinicProcedure , bookingWritesOf } from "../trpc.ts";
 import { bookFor } from "./shared/booking.ts";
 
 export const appointmentsRouter = {
@@ -91,7 +91,15 @@ export const appointmentsRouter = {
     .mutation(async ({ ctx, input }) => {
       const { appointment } = await rescheduleAppointment(
         ctx.db,
-        { clinicId: ctx.clinic.id, timeZone: ctx.clinic.timezone, appointmentId: input.id, start: input.start, providerId: input.provider_id, idempotencyKey: input.idempotency_key },
+        {
+          clinicId: ctx.clinic.id,
+          timeZone: ctx.clinic.timezone,
+          appointmentId: input.id,
+          start: input.start,
+          providerId: input.provider_id,
+          idempotencyKey: input.idempotency_key,
+          rateLimit: bookingWritesOf(ctx),
+        },
         { userId: ctx.user.id, may: mayHandleAnyAppointment(ctx) ? "any" : "booked-by-me" },
         ctx.now(),
       );

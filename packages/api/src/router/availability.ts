@@ -15,6 +15,7 @@ export const availabilityRouter = {
         summary: "Bookable slots of a service (dates in clinic time, inclusive, default a week from today)",
         tags: ["availability"],
         errors: ["NOT_A_PROVIDER", "SERVICE_INACTIVE"],
+        fastAvailability: "member",
       },
     })
     .input(availabilityInput)

@@ -6,7 +6,7 @@ import { cancelMyAppointment, getMyAppointment, listMyAppointments, rescheduleMy
 import { nextCursorOutput, pageInput } from "../pagination.ts";
 import { idempotencyKey } from "../schemas/booking.ts";
 import { instantInput, uuid } from "../schemas/wire.ts";
-import { bookingWriteProcedure, protectedProcedure } from "../trpc.ts";
+import { bookingWriteProcedure, protectedProcedure , bookingWritesOf } from "../trpc.ts";
 
 const tags = ["my appointments"] as const;
 const mine = "/v1/me/appointments/:id";
@@ -29,7 +29,7 @@ export const meRouter = {
     .meta({ rest: { method: "POST", path: `${mine}/cancel`, summary: "Cancel one of your appointments (until the clinic's cutoff before its start)", tags, errors: ["CANCELLATION_CUTOFF", "RATE_LIMITED"] } })
     .input(z.strictObject({ id: uuid }))
     .output(appointmentOutput)
-    .mutation(({ ctx, input }) => cancelMyAppointment(ctx.db, ctx.user.id, input.id, ctx.now())),
+    .mutation(({ ctx, input }) => cancelMyAppointment(ctx.db, ctx.user.id, input.id, ctx.now(), bookingWritesOf(ctx))),
 
   reschedule: bookingWriteProcedure
     .meta({
@@ -44,5 +44,5 @@ export const meRouter = {
     })
     .input(z.strictObject({ id: uuid, start: instantInput, idempotency_key: idempotencyKey }))
     .output(appointmentOutput)
-    .mutation(({ ctx, input }) => rescheduleMyAppointment(ctx.db, ctx.user.id, input.id, { start: input.start, idempotencyKey: input.idempotency_key }, ctx.now())),
+    .mutation(({ ctx, input }) => rescheduleMyAppointment(ctx.db, ctx.user.id, input.id, { start: input.start, idempotencyKey: input.idempotency_key, rateLimit: bookingWritesOf(ctx) }, ctx.now())),
 } satisfies TRPCRouterRecord;

@@ -27,7 +27,7 @@ export const onlineBookingRouter = {
     .query(async ({ ctx }) => ({ services: await onlineServices(ctx.db, ctx.clinic.id) })),
 
   availability: onlineBookingProcedure()
-    .meta({ rest: { method: "GET", path: `${clinicPath}/availability`, summary: "Bookable slots of a service, as GET /v1/availability", tags, errors: ["NOT_A_PROVIDER", "SERVICE_INACTIVE"] } })
+    .meta({ rest: { method: "GET", path: `${clinicPath}/availability`, summary: "Bookable slots of a service, as GET /v1/availability", tags, errors: ["NOT_A_PROVIDER", "SERVICE_INACTIVE"], fastAvailability: "online" } })
     .input(availabilityInput)
     .output(availabilityOutput)
     .query(({ ctx, input }) => availabilityFor(ctx, input)),

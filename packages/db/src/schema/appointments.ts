@@ -96,14 +96,21 @@ export const idempotencyKeys = pgTable(
 
 /**
  * Fixed-window counters of rate limits that must hold across server processes (per-user booking
- * writes): one row per key and window, incremented atomically.
+ * writes, counted in each clinic): one row per clinic, key and window, incremented atomically, on
+ * the clinic's shard so that a booking's every statement runs there (docs/performance.md).
  */
 export const rateLimitCounters = pgTable(
   "rate_limit_counters",
   {
+    clinicId: uuid("clinic_id")
+      .notNull()
+      .references(() => clinics.id, { onDelete: "cascade" }),
     key: text("key").notNull(),
     windowStart: instant("window_start").notNull(),
     hits: integer("hits").notNull().default(0),
   },
-  (t) => [primaryKey({ name: "rate_limit_counters_pkey", columns: [t.key, t.windowStart] }), index("rate_limit_counters_window_idx").on(t.windowStart)],
+  (t) => [
+    primaryKey({ name: "rate_limit_counters_pkey", columns: [t.clinicId, t.key, t.windowStart] }),
+    index("rate_limit_counters_window_idx").on(t.windowStart),
+  ],
 );

@@ -73,7 +73,14 @@ export const availabilityVersions = pgTable(
       .notNull()
       .references(() => clinics.id, { onDelete: "cascade" }),
     scopeId: uuid("scope_id").notNull(),
+    /** Bumped by every change of what availability answers (schedules and bookings): the cache's key. */
     version: bigint("version", { mode: "number" }).notNull().default(0),
+    /**
+     * Bumped only by schedule changes (hours, overrides, closures, services, provider status, the
+     * zone), not by bookings: what a booking re-checks, under a share lock, before it writes
+     * (docs/performance.md#the-booking-path).
+     */
+    scheduleVersion: bigint("schedule_version", { mode: "number" }).notNull().default(0),
   },
   (t) => [primaryKey({ name: "availability_versions_pkey", columns: [t.clinicId, t.scopeId] })],
 );

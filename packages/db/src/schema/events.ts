@@ -134,3 +134,24 @@ export const appointmentReminders = pgTable(
     check("appointment_reminders_status_check", sql`${t.status} in ('planned', 'sent', 'dropped')`),
   ],
 );
+
+/**
+ * Jobs written by a change in its own transaction, on the clinic's shard, and handed to the job
+ * queue after the commit by the outbox dispatcher (docs/performance.md#jobs-from-the-clinics-shard):
+ * a row exists exactly when its change does, and leaves only when its job is in the queue.
+ */
+export const outbox = pgTable(
+  "outbox",
+  {
+    clinicId: uuid("clinic_id")
+      .notNull()
+      .references(() => clinics.id, { onDelete: "cascade" }),
+    /** The job's id in the queue (so a second hand-over of one row creates nothing). */
+    jobId: uuid("job_id").notNull(),
+    queue: text("queue").notNull(),
+    data: jsonb("data").$type<Record<string, unknown>>().notNull(),
+    startAfter: instant("start_after"),
+    createdAt: instant("created_at").notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ name: "outbox_pkey", columns: [t.clinicId, t.jobId] }), index("outbox_created_idx").on(t.createdAt)],
+);

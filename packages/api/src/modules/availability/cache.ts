@@ -5,15 +5,21 @@ import type { ServiceInfo } from "./service.ts";
 export interface CachedAvailability {
   service: ServiceInfo;
   slots: Slot[];
+  /** The scopes whose versions it was computed under: the clinic's and its candidate providers'. */
+  dependsOn: readonly string[];
+  /** Each slot as the JSON of the answer, made at the first fast read (docs/performance.md#availability). */
+  fragments?: string[];
 }
 
 /**
  * The heap an answer occupies, estimated: a slot is an object with two numbers, a short string
- * and an array of references to provider ids (the id strings themselves are shared).
+ * and an array of references to provider ids (the id strings themselves are shared), and its JSON
+ * fragment once the fast path has made it (about 110 bytes and 40 per provider id, counted from
+ * the start so that the budget holds either way).
  */
 export function estimateBytes(value: CachedAvailability): number {
   let bytes = 512;
-  for (const slot of value.slots) bytes += 160 + 8 * slot.providerIds.length;
+  for (const slot of value.slots) bytes += 160 + 8 * slot.providerIds.length + 2 * (110 + 40 * slot.providerIds.length);
   return bytes;
 }
 
@@ -38,6 +44,8 @@ interface Entry {
  */
 export class AvailabilityCache {
   private readonly entries = new Map<string, Entry>();
+  /** The last time zone each clinic's answers were computed in (the fast path's guess, checked by its read). */
+  private readonly zones = new Map<string, string>();
   private readonly maxBytes: number;
   private readonly maxEntries: number;
   private totalBytes = 0;
@@ -75,6 +83,17 @@ export class AvailabilityCache {
   /** The stored value whatever its versions (to learn what it depends on before validating it). */
   peek(key: string): CachedAvailability | undefined {
     return this.entries.get(key)?.value;
+  }
+
+  /** The time zone the clinic's last computed answer used, if any. */
+  zoneOf(clinicId: string): string | undefined {
+    return this.zones.get(clinicId);
+  }
+
+  /** Remembers the clinic's time zone (bounded: forgotten all at once past 100,000 clinics). */
+  noteZone(clinicId: string, timeZone: string): void {
+    if (this.zones.size >= 100_000) this.zones.clear();
+    this.zones.set(clinicId, timeZone);
   }
 
   /** Stores an answer; one larger than the whole budget is not kept. */

@@ -1,10 +1,12 @@
-// The cached answer: availability through the version-checked cache.
+// The cached answer: availability through the version-checked cache (docs/availability.md,
+// docs/performance.md#availability).
 import type { Db } from "@clinic/db";
 import { type Slot, computeSlots, offeredAt } from "../../domain/slots.ts";
-import { validationFailed } from "../../errors.ts";
+import { wallClockToInstant, addDays } from "../../domain/timezone.ts";
+import { DomainError, validationFailed } from "../../errors.ts";
 import type { AvailabilityCache, CachedAvailability } from "./cache.ts";
-import { loadSchedule } from "./schedule.ts";
-import { type ServiceInfo, candidatesOf, loadBookableService, rulesOf } from "./service.ts";
+import { assertCandidate, readScheduleContext } from "./context.ts";
+import { type ServiceInfo, rulesOf } from "./service.ts";
 import { readVersions, versionKeyOf } from "./versions.ts";
 
 export interface AvailabilityQuery {
@@ -21,38 +23,72 @@ export interface AvailabilityQuery {
   maxSlots: number;
 }
 
+const HOUR = 3_600_000;
+
+/** The cache key of an answer: what it is of, and the zone its dates are in. */
+export const cacheKeyOf = (q: Pick<AvailabilityQuery, "clinicId" | "serviceId" | "providerId" | "fromDate" | "toDate" | "timeZone">) =>
+  `${q.clinicId}|${q.serviceId}|${q.providerId ?? ""}|${q.fromDate}|${q.toDate}|${q.timeZone}`;
+
+/** Misses of this process being computed, by cache key and the versions they were asked under. */
+const inFlight = new Map<string, Promise<CachedAvailability>>();
+
 /**
- * Availability with the coherent cache: versions are read first (one query); a cached answer is
- * used only when it was computed under the same versions, otherwise it is recomputed from one
- * consistent snapshot. Answers are computed and cached without the time rules (now, notice,
- * horizon), which are applied at read time, so a cached answer never ages.
+ * Availability with the coherent cache. A cached answer is used only when the versions of the
+ * scopes it depends on (the clinic's and its candidate providers') are those it was computed
+ * under; otherwise it is computed from one read (one statement, one snapshot, which also answers
+ * the versions it is then kept under). Identical misses at the same versions are computed once
+ * per process. Answers are computed and cached without the time rules (now, notice, horizon),
+ * which are applied at read time, so a cached answer never ages.
  */
 export async function availabilityWithCache(
   db: Db,
   cache: AvailabilityCache,
   query: AvailabilityQuery,
 ): Promise<{ service: ServiceInfo; slots: Slot[]; cacheHit: boolean }> {
-  const key = `${query.clinicId}|${query.serviceId}|${query.providerId ?? ""}|${query.fromDate}|${query.toDate}|${query.timeZone}`;
+  const key = cacheKeyOf(query);
   const versions = query.versions ?? (await readVersions(db, query.clinicId));
   const offered = (answer: CachedAvailability) => offeredAt(answer.slots, rulesOf(answer.service), query.now.getTime(), query.timeZone);
   const hint = cache.peek(key);
-  const cached = hint ? cache.get(key, versionKeyOf(versions, query.clinicId, hint.service.providerId)) : undefined;
+  const cached = hint ? cache.get(key, versionKeyOf(versions, hint.dependsOn)) : undefined;
   cache.noteLookup(cached !== undefined);
   if (cached) return { service: cached.service, slots: offered(cached), cacheHit: true };
-  const computed = await db.transaction(
-    async (tx) => {
-      const service = await loadBookableService(tx, query.clinicId, query.serviceId);
-      const candidates = await candidatesOf(tx, query.clinicId, service, query.providerId);
-      const schedule = await loadSchedule(tx, query, service, candidates);
-      // Without the time rules: they are applied per request (see `offered`).
-      const slots = computeSlots({ ...schedule, nowMs: -Infinity, noticeMin: 0, horizonDays: null });
-      return { service, slots };
-    },
-    { isolationLevel: "repeatable read", accessMode: "read only" },
-  );
+  // A request that joins a computation shares its snapshot only if it saw the same versions: one
+  // that started after a write (other versions) computes anew.
+  const flight = `${key}#${versionKeyOf(versions, [...versions.keys()])}`;
+  let computing = inFlight.get(flight);
+  if (!computing) {
+    computing = computeAnswer(db, query).finally(() => inFlight.delete(flight));
+    inFlight.set(flight, computing);
+  }
+  const computed = await computing;
   if (computed.slots.length > query.maxSlots) {
     throw validationFailed("to", `the answer would hold ${computed.slots.length} slots, more than ${query.maxSlots}: ask for fewer dates or one provider`);
   }
-  cache.set(key, versionKeyOf(versions, query.clinicId, computed.service.providerId), computed satisfies CachedAvailability);
   return { service: computed.service, slots: offered(computed), cacheHit: false };
+
+  async function computeAnswer(db: Db, q: AvailabilityQuery): Promise<CachedAvailability> {
+    // Instants that surely cover every local date of the range in any time zone (UTC−12 … +14),
+    // widened by the longest buffers (4 h each side) for the bookings.
+    const context = await readScheduleContext(db, {
+      clinicId: q.clinicId,
+      timeZone: q.timeZone,
+      fromDate: q.fromDate,
+      toDate: q.toDate,
+      from: new Date(wallClockToInstant(q.fromDate, 0, "UTC") - 44 * HOUR),
+      to: new Date(wallClockToInstant(addDays(q.toDate, 1), 0, "UTC") + 44 * HOUR),
+      serviceId: q.serviceId,
+      providerId: q.providerId,
+    });
+    if (context === "rate limited") throw new Error("an availability read counts no rate limit");
+    const { service, candidates, schedule } = context;
+    if (!service.isActive) throw new DomainError("SERVICE_INACTIVE", "the service is inactive and cannot be booked");
+    assertCandidate(service, q.providerId, candidates);
+    // Without the time rules: they are applied per request (see `offered`).
+    const slots = computeSlots({ ...schedule, nowMs: -Infinity, noticeMin: 0, horizonDays: null });
+    const dependsOn = [q.clinicId, ...candidates.map((c) => c.userId)];
+    const answer: CachedAvailability = { service, slots, dependsOn };
+    cache.noteZone(q.clinicId, q.timeZone);
+    if (slots.length <= q.maxSlots) cache.set(key, versionKeyOf(new Map(Object.entries(context.versions)), dependsOn), answer);
+    return answer;
+  }
 }

@@ -2,7 +2,7 @@
 import { type SQL, and, between, eq, gt, inArray, isNull, lt, ne, or } from "drizzle-orm";
 import { appointments, closures, type Db, dateOverridePeriods, dateOverrides, workHours } from "@clinic/db";
 import type { Interval } from "../../domain/intervals.ts";
-import { type Booking, type DateOverride, type ProviderSchedule, type Slot, type SlotQuery, type WeeklyPeriod, computeSlots } from "../../domain/slots.ts";
+import { type Booking, type DateOverride, type ProviderSchedule, type SlotQuery, type WeeklyPeriod } from "../../domain/slots.ts";
 import { addDays, wallClockToInstant } from "../../domain/timezone.ts";
 import { type Candidate, type ServiceInfo, rulesOf } from "./service.ts";
 
@@ -82,17 +82,32 @@ export async function loadSchedule(db: Db, scope: ScheduleScope, service: Servic
       : Promise.resolve([]),
   ]);
 
+  return buildSchedule(scope, service, candidates, { hours, overrides: overrideRows, closures: closureRows, bookings: booked });
+}
+
+/** The rows a schedule is built from, as read for one scope (by loadSchedule, or by the booking read). */
+export interface ScheduleRows {
+  hours: readonly { providerId: string | null; weekday: number; opensMin: number; closesMin: number }[];
+  /** One row per period of an override; a row without a period is a closed day. */
+  overrides: readonly { providerId: string | null; date: string; opensMin: number | null; closesMin: number | null }[];
+  closures: readonly { providerId: string | null; startsAt: Date; endsAt: Date; reason: string | null }[];
+  bookings: readonly { id: string; providerId: string; startsAt: Date; endsAt: Date; bufferBeforeMin: number; bufferAfterMin: number }[];
+}
+
+/** The engine's query for the scope from its rows, with the service's rules. */
+export function buildSchedule(scope: ScheduleScope, service: ServiceInfo, candidates: readonly Pick<Candidate, "userId" | "status">[], rows: ScheduleRows): LoadedSchedule {
+  const providerIds = candidates.map((c) => c.userId);
   const byProvider = <T>() => new Map<string, T[]>(providerIds.map((id) => [id, []]));
   const clinicHours: WeeklyPeriod[] = [];
   const providerHours = byProvider<WeeklyPeriod>();
-  for (const h of hours) {
+  for (const h of rows.hours) {
     const period = { weekday: h.weekday, opensMin: h.opensMin, closesMin: h.closesMin };
     if (h.providerId === null) clinicHours.push(period);
     else providerHours.get(h.providerId)?.push(period);
   }
   // One override per owner and date; a left-joined row without a period is a closed day.
   const overrides = new Map<string, DateOverride>();
-  for (const o of overrideRows) {
+  for (const o of rows.overrides) {
     const key = `${o.providerId ?? ""}|${o.date}`;
     let override = overrides.get(key);
     if (!override) {
@@ -104,13 +119,13 @@ export async function loadSchedule(db: Db, scope: ScheduleScope, service: Servic
   const overridesOf = (providerId: string | null) => [...overrides.entries()].filter(([key]) => key.startsWith(`${providerId ?? ""}|`)).map(([, o]) => o);
   const clinicClosures: ClosureInterval[] = [];
   const providerClosures = byProvider<ClosureInterval>();
-  for (const c of closureRows) {
+  for (const c of rows.closures) {
     const interval = { start: c.startsAt.getTime(), end: c.endsAt.getTime(), reason: c.reason };
     if (c.providerId === null) clinicClosures.push(interval);
     else providerClosures.get(c.providerId)?.push(interval);
   }
   const bookings = byProvider<Booking>();
-  for (const a of booked) {
+  for (const a of rows.bookings) {
     bookings.get(a.providerId)?.push({ id: a.id, start: a.startsAt.getTime(), end: a.endsAt.getTime(), bufferBeforeMin: a.bufferBeforeMin, bufferAfterMin: a.bufferAfterMin });
   }
   return {
@@ -132,15 +147,4 @@ export async function loadSchedule(db: Db, scope: ScheduleScope, service: Servic
       }),
     ),
   };
-}
-
-/** The bookable slots of the scope at `now`, with every rule of the service (booking and rescheduling re-check with this). */
-export async function computeAvailability(db: Db, scope: ScheduleScope, service: ServiceInfo, providerIds: readonly string[], now: Date): Promise<Slot[]> {
-  const schedule = await loadSchedule(
-    db,
-    scope,
-    service,
-    providerIds.map((userId) => ({ userId, status: "approved" as const })),
-  );
-  return computeSlots({ ...schedule, nowMs: now.getTime() });
 }

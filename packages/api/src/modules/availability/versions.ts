@@ -1,4 +1,4 @@
-import { type SQL, type SQLWrapper, eq, sql } from "drizzle-orm";
+import { type SQL, type SQLWrapper, and, eq, inArray, sql } from "drizzle-orm";
 import { type Db, availabilityVersions } from "@clinic/db";
 
 /**
@@ -7,16 +7,33 @@ import { type Db, availabilityVersions } from "@clinic/db";
  * zone and services; a provider scope (the provider's user id) for that provider's hours,
  * closures, status and bookings. Readers compare versions, so a cached answer is never served
  * after the writing transaction has committed, on any process sharing the database.
+ *
+ * A schedule change (everything but bookings: `schedule: true`, the default) also bumps the
+ * scopes' schedule versions, which a booking re-checks under a key-share lock before it writes
+ * (docs/performance.md#the-booking-path). It locks the rows FOR UPDATE first, so it waits for a
+ * booking that checked the old schedule to commit, and a booking that comes later waits for it and
+ * then sees the new version.
  */
-export async function invalidateAvailability(db: Db, clinicId: string, scopeIds: readonly string[]): Promise<void> {
+export async function invalidateAvailability(db: Db, clinicId: string, scopeIds: readonly string[], options: { schedule?: boolean } = {}): Promise<void> {
   const unique = [...new Set(scopeIds)].sort();
   if (unique.length === 0) return;
+  const schedule = options.schedule ?? true;
+  if (schedule) {
+    await db
+      .select({ scopeId: availabilityVersions.scopeId })
+      .from(availabilityVersions)
+      .where(and(eq(availabilityVersions.clinicId, clinicId), inArray(availabilityVersions.scopeId, unique)))
+      .orderBy(availabilityVersions.scopeId)
+      .for("update");
+  }
   await db
     .insert(availabilityVersions)
-    .values(unique.map((scopeId) => ({ clinicId, scopeId, version: 1 })))
+    .values(unique.map((scopeId) => ({ clinicId, scopeId, version: 1, scheduleVersion: schedule ? 1 : 0 })))
     .onConflictDoUpdate({
       target: [availabilityVersions.clinicId, availabilityVersions.scopeId],
-      set: { version: sql`${availabilityVersions.version} + 1` },
+      set: schedule
+        ? { version: sql`${availabilityVersions.version} + 1`, scheduleVersion: sql`${availabilityVersions.scheduleVersion} + 1` }
+        : { version: sql`${availabilityVersions.version} + 1` },
     });
 }
 
@@ -41,13 +58,12 @@ function buildVersionQuery(db: Db) {
 }
 const versionQueries = new WeakMap<Db, ReturnType<typeof buildVersionQuery>>();
 
-/**
- * The version key an answer depends on: the clinic scope and the service's assigned provider, or
- * for an unassigned service every scope of the clinic (a newly approved provider joins the union).
- */
-export function versionKeyOf(versions: Map<string, number>, clinicId: string, assignedProviderId: string | null): string {
-  if (assignedProviderId) return `${versions.get(clinicId) ?? 0}:${versions.get(assignedProviderId) ?? 0}`;
-  return [...versions].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map(([k, v]) => `${k}=${v}`).join(",");
+/** The version key of an answer that depends on these scopes (a scope without a row is at version 0). */
+export function versionKeyOf(versions: ReadonlyMap<string, number>, scopes: readonly string[]): string {
+  return [...new Set(scopes)]
+    .sort()
+    .map((scope) => `${scope}=${String(versions.get(scope) ?? 0)}`)
+    .join(",");
 }
 
 /**

@@ -1,21 +1,11 @@
-import { and, asc, count, eq, gt, gte, inArray, lt, sql } from "drizzle-orm";
-import { appointments, clinicMembers, clinicPatients, type Db, pgErrorInfo } from "@clinic/db";
-import type { Slot } from "../../domain/slots.ts";
-import { addDays, localDateOf, wallClockToInstant } from "../../domain/timezone.ts";
+import type { Db } from "@clinic/db";
+import { localDateOf } from "../../domain/timezone.ts";
 import { DomainError } from "../../errors.ts";
-import {
-  type ScheduleScope,
-  type ServiceInfo,
-  bookedAppointmentsOf,
-  candidateProviders,
-  computeAvailability,
-  invalidateAvailability,
-  loadBookableService,
-} from "../availability/index.ts";
-import { type AppointmentView, getAppointment } from "./appointments.ts";
-import { recordChanges } from "../events/index.ts";
-import { onceForKey } from "./idempotency.ts";
-import { planReminders } from "./reminders.ts";
+import { type ScheduleContext, type ServiceInfo, assertCandidate } from "../availability/index.ts";
+import type { RateLimit } from "../ratelimit/index.ts";
+import type { AppointmentView } from "./appointments.ts";
+import { freeAt, readStartContext, replayOrRefuse, scheduleOf, write } from "./clinicFunctions.ts";
+import { requestHash } from "./idempotency.ts";
 
 export interface PatientInput {
   name: string;
@@ -37,61 +27,8 @@ export interface BookingRequest {
   patientUserId?: string | undefined;
   /** For a patient's own booking: the most future booked appointments they may hold in the clinic. */
   openBookingLimit?: number | undefined;
-}
-
-/**
- * Providers free for `start`, in the order the any-provider rule picks them: fewest booked
- * appointments that local date first, then by full name.
- */
-async function rankFreeProviders(db: Db, clinicId: string, timeZone: string, providerIds: string[], start: Date): Promise<string[]> {
-  if (providerIds.length <= 1) return providerIds;
-  const date = localDateOf(start.getTime(), timeZone);
-  const dayStart = new Date(wallClockToInstant(date, 0, timeZone));
-  const dayEnd = new Date(wallClockToInstant(addDays(date, 1), 0, timeZone));
-  const load = await db
-    .select({ providerId: appointments.providerId, n: count() })
-    .from(appointments)
-    .where(and(bookedAppointmentsOf(clinicId, providerIds), gte(appointments.startsAt, dayStart), lt(appointments.startsAt, dayEnd)))
-    .groupBy(appointments.providerId);
-  const names = await db
-    .select({ userId: clinicMembers.userId, fullName: clinicMembers.fullName })
-    .from(clinicMembers)
-    .where(and(eq(clinicMembers.clinicId, clinicId), inArray(clinicMembers.userId, providerIds)))
-    .orderBy(asc(clinicMembers.fullName), asc(clinicMembers.userId));
-  const loadOf = new Map(load.map((l) => [l.providerId, l.n]));
-  const byName = names.map((n) => n.userId);
-  return [...byName].sort((a, b) => (loadOf.get(a) ?? 0) - (loadOf.get(b) ?? 0) || byName.indexOf(a) - byName.indexOf(b));
-}
-
-/**
- * True when an insert lost the race for a provider's time: the exclusion constraint refused it,
- * or PostgreSQL broke a deadlock between two conflicting inserts (each waits for the other's
- * uncommitted index entry) by aborting this one — the other transaction keeps the slot.
- */
-export function lostTheSlot(error: unknown): boolean {
-  const info = pgErrorInfo(error);
-  return info?.constraint === "appointments_no_double_booking" || info?.code === "40P01";
-}
-
-/**
- * Refuses a patient who already holds `limit` booked appointments in the future in the clinic
- * (409 BOOKING_LIMIT). The patient's row of the clinic is locked first, so one patient's parallel
- * bookings are counted one after the other and can never exceed the limit together.
- */
-async function assertBelowOpenBookingLimit(tx: Db, clinicId: string, userId: string, limit: number, now: Date): Promise<void> {
-  await tx
-    .insert(clinicPatients)
-    .values({ clinicId, userId })
-    .onConflictDoUpdate({ target: [clinicPatients.clinicId, clinicPatients.userId], set: { lastBookedAt: sql`excluded.last_booked_at` } });
-  const [open] = await tx
-    .select({ n: count() })
-    .from(appointments)
-    .where(and(eq(appointments.clinicId, clinicId), eq(appointments.patientUserId, userId), eq(appointments.status, "booked"), gt(appointments.startsAt, now)));
-  if ((open?.n ?? 0) >= limit) {
-    throw new DomainError("BOOKING_LIMIT", `you already hold ${String(open?.n ?? 0)} upcoming appointments with this clinic, its maximum; cancel one to book another`, {
-      extra: { max_open_bookings: limit },
-    });
-  }
+  /** The caller's booking-write limit, counted by the read (absent: not counted). */
+  rateLimit?: RateLimit | undefined;
 }
 
 /** The time a booking occupies its provider: its own, widened by its service's buffers. */
@@ -107,84 +44,92 @@ export function occupancyOf(start: Date, service: ServiceInfo) {
   };
 }
 
-/** The slot starting at `start` of the service on its local date, at `now`, or 409 SLOT_UNAVAILABLE. */
-export async function requireSlot(db: Db, scope: Omit<ScheduleScope, "fromDate" | "toDate">, service: ServiceInfo, providerIds: readonly string[], start: Date, now: Date, what: string): Promise<Slot> {
-  const date = localDateOf(start.getTime(), scope.timeZone);
-  const slots = await computeAvailability(db, { ...scope, fromDate: date, toDate: date }, service, providerIds, now);
-  const slot = slots.find((s) => s.start === start.getTime());
-  if (!slot) throw new DomainError("SLOT_UNAVAILABLE", `${start.toISOString()} is not an available slot of this service${what}`);
-  return slot;
-}
-
 /**
- * Books an appointment. In one transaction: re-computes the availability of the start's local
- * date with the same engine that lists slots (so an offered slot is a bookable slot), picks the
- * provider, inserts — the exclusion constraint refuses a concurrent booking whose occupied time
- * overlaps, in which case an any-provider booking moves on to the next free provider — and
- * invalidates the provider's availability. With an idempotency key, a retry returns the stored
- * response.
+ * Books an appointment in two statements after the clinic's authorization, each its own
+ * transaction (docs/performance.md#the-booking-path):
+ *
+ * 1. The read (readStartContext) of what the check of this one start needs; it also counts the
+ *    caller's booking write. The pure engine's per-start explanation says which candidates are
+ *    free (the same rules that list slots, so an offered slot is a bookable slot), ranked by the
+ *    any-provider rule: fewest booked appointments that local date, then by name.
+ * 2. The write (clinic_book_appointment) claims or replays the idempotency key, re-checks the
+ *    schedule versions under a key-share lock (a changed schedule: read again, at most three
+ *    times), counts a patient's open bookings under the lock of their row, inserts under the
+ *    exclusion constraint trying the free candidates in rank order, bumps the provider's version,
+ *    plans reminders and webhook deliveries into the outbox, records the event last, and answers
+ *    the appointment.
  */
 export async function bookAppointment(db: Db, request: BookingRequest, now: Date): Promise<{ appointment: AppointmentView; replayed: boolean }> {
-  return db.transaction(async (tx) => {
-    const { appointmentId, replayed } = await onceForKey(
-      tx,
-      {
-        clinicId: request.clinicId,
-        userId: request.userId,
-        key: request.idempotencyKey,
-        request: [
-          "book",
-          request.serviceId,
-          request.start.toISOString(),
-          request.providerId ?? null,
-          request.patient.name,
-          request.patient.email ?? null,
-          request.patient.phone_e164 ?? null,
-          request.notes ?? null,
-          request.patientUserId ?? null,
-        ],
-      },
-      async () => {
-        const service = await loadBookableService(tx, request.clinicId, request.serviceId);
-        if (request.openBookingLimit !== undefined && request.patientUserId !== undefined) {
-          await assertBelowOpenBookingLimit(tx, request.clinicId, request.patientUserId, request.openBookingLimit, now);
-        }
-        const providerIds = await candidateProviders(tx, request.clinicId, service, request.providerId);
-        const slot = await requireSlot(tx, request, service, providerIds, request.start, now, request.providerId ? " for that provider" : "");
-        const order = await rankFreeProviders(tx, request.clinicId, request.timeZone, slot.providerIds, request.start);
-        for (const providerId of order) {
-          try {
-            // A savepoint per attempt: losing the race for one provider must not abort the transaction.
-            const [row] = await tx.transaction(async (attempt) =>
-              attempt
-                .insert(appointments)
-                .values({
-                  clinicId: request.clinicId,
-                  serviceId: service.id,
-                  providerId,
-                  ...occupancyOf(request.start, service),
-                  patientName: request.patient.name,
-                  patientEmail: request.patient.email ?? null,
-                  patientPhoneE164: request.patient.phone_e164 ?? null,
-                  notes: request.notes ?? null,
-                  bookedByUserId: request.userId,
-                  patientUserId: request.patientUserId ?? null,
-                })
-                .returning({ id: appointments.id }),
-            );
-            if (row) {
-              await invalidateAvailability(tx, request.clinicId, [providerId]);
-              await planReminders(tx, request.clinicId, { id: row.id, start: request.start }, now);
-              await recordChanges(tx, request.clinicId, [{ type: "appointment.booked", data: await getAppointment(tx, request.clinicId, row.id) }]);
-              return row.id;
-            }
-          } catch (error) {
-            if (!lostTheSlot(error)) throw error;
-          }
-        }
-        throw new DomainError("SLOT_UNAVAILABLE", `${request.start.toISOString()} was just booked by someone else`);
-      },
-    );
-    return { appointment: await getAppointment(tx, request.clinicId, appointmentId), replayed };
-  });
+  const fn = "clinic_book_appointment";
+  const date = localDateOf(request.start.getTime(), request.timeZone);
+  const idem =
+    request.idempotencyKey === undefined
+      ? null
+      : {
+          key: request.idempotencyKey,
+          hash: requestHash([
+            "book",
+            request.serviceId,
+            request.start.toISOString(),
+            request.providerId ?? null,
+            request.patient.name,
+            request.patient.email ?? null,
+            request.patient.phone_e164 ?? null,
+            request.notes ?? null,
+            request.patientUserId ?? null,
+          ]),
+        };
+  for (let attempt = 0; attempt < 3; attempt++) {
+    let context: ScheduleContext;
+    let order: string[];
+    try {
+      // A read again after a schedule change is the same request: it is counted once.
+      context = await readStartContext(db, { ...request, date, rateLimit: attempt === 0 ? request.rateLimit : undefined }, now);
+      order = freeInRankOrder(context, request, now);
+    } catch (error) {
+      if (error instanceof DomainError && idem !== null && error.domainCode !== "RATE_LIMITED") return replayOrRefuse(db, fn, request.clinicId, request.userId, idem, error);
+      throw error;
+    }
+    const occupancy = occupancyOf(request.start, context.service);
+    const written = await write(db, fn, request.clinicId, {
+      user_id: request.userId,
+      idem,
+      service_id: context.service.id,
+      start: occupancy.startsAt.toISOString(),
+      end: occupancy.endsAt.toISOString(),
+      occupied_start: occupancy.occupiedStart.toISOString(),
+      occupied_end: occupancy.occupiedEnd.toISOString(),
+      buffer_before_min: occupancy.bufferBeforeMin,
+      buffer_after_min: occupancy.bufferAfterMin,
+      candidates: order,
+      schedule: scheduleOf(context, request.clinicId, order),
+      patient_name: request.patient.name,
+      patient_email: request.patient.email ?? null,
+      patient_phone: request.patient.phone_e164 ?? null,
+      notes: request.notes ?? null,
+      patient_user_id: request.patientUserId ?? null,
+      open_limit: request.openBookingLimit !== undefined && request.patientUserId !== undefined ? request.openBookingLimit : null,
+      now: now.toISOString(),
+    });
+    if (written) return written;
+  }
+  throw new DomainError("CONFLICT", "the schedule kept changing while booking; retry");
 }
+
+/** The candidates free for the start, in the order the any-provider rule tries them; 409/422 when none may have it. */
+function freeInRankOrder(context: ScheduleContext, request: BookingRequest, now: Date): string[] {
+  const { service, candidates } = context;
+  if (!service.isActive) throw new DomainError("SERVICE_INACTIVE", "the service is inactive and cannot be booked");
+  assertCandidate(service, request.providerId, candidates);
+  const free = freeAt(context, request.start, now);
+  if (free.size === 0) {
+    throw new DomainError("SLOT_UNAVAILABLE", `${request.start.toISOString()} is not an available slot of this service${request.providerId ? " for that provider" : ""}`);
+  }
+  const loadOf = (id: string) => context.dayLoad[id] ?? 0;
+  return candidates
+    .filter((c) => free.has(c.userId))
+    .sort((a, b) => loadOf(a.userId) - loadOf(b.userId) || compareText(a.fullName, b.fullName) || compareText(a.userId, b.userId))
+    .map((c) => c.userId);
+}
+
+const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);

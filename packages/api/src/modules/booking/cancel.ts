@@ -15,7 +15,7 @@ export async function cancelAppointment(db: Db, clinicId: string, id: string, ac
       .update(appointments)
       .set({ status: "canceled", canceledAt: sql`now()` })
       .where(and(eq(appointments.clinicId, clinicId), eq(appointments.id, id)));
-    await invalidateAvailability(tx, clinicId, [row.providerId]);
+    await invalidateAvailability(tx, clinicId, [row.providerId], { schedule: false });
     await dropReminders(tx, clinicId, id);
     const canceled = await getAppointment(tx, clinicId, id);
     await recordChanges(tx, clinicId, [{ type: "appointment.canceled", data: canceled }]);

@@ -1,9 +1,9 @@
 // Appointment reminders: scheduled jobs that record appointment.reminder events (docs/events.md#reminders).
 import { and, eq } from "drizzle-orm";
-import { appointmentReminders, appointments, clinics, type Db, upsertStamp } from "@clinic/db";
+import { appointmentReminders, appointments, type Db } from "@clinic/db";
 import { getAppointment } from "./appointments.ts";
 import { recordChanges } from "../events/index.ts";
-import { cancelJobs, enqueue, queueNames } from "../jobs/index.ts";
+import { cancelJobs } from "../jobs/index.ts";
 
 /** What a reminder job carries. */
 export interface ReminderJob {
@@ -12,28 +12,6 @@ export interface ReminderJob {
   offsetMin: number;
   /** The start the reminder was planned for (ISO); a moved appointment's old reminders do nothing. */
   startsAt: string;
-}
-
-/**
- * Plans an appointment's reminders, in the booking's (or reschedule's) transaction: one scheduled
- * job per offset of the clinic (`reminder_offsets_min`) at start − offset, none when that moment
- * has passed (docs/events.md#reminders).
- */
-export async function planReminders(tx: Db, clinicId: string, appointment: { id: string; start: Date }, now: Date): Promise<void> {
-  const [clinic] = await tx.select({ offsets: clinics.reminderOffsetsMin }).from(clinics).where(eq(clinics.id, clinicId));
-  for (const offsetMin of [...new Set(clinic?.offsets ?? [])]) {
-    const at = new Date(appointment.start.getTime() - offsetMin * 60_000);
-    if (at.getTime() <= now.getTime()) continue;
-    const job: ReminderJob = { clinicId, appointmentId: appointment.id, offsetMin, startsAt: appointment.start.toISOString() };
-    const jobId = await enqueue(tx, queueNames.appointmentReminder, job, { startAfter: at });
-    await tx
-      .insert(appointmentReminders)
-      .values({ clinicId, appointmentId: appointment.id, offsetMin, startsAt: appointment.start, jobId })
-      .onConflictDoUpdate({
-        target: [appointmentReminders.clinicId, appointmentReminders.appointmentId, appointmentReminders.offsetMin, appointmentReminders.startsAt],
-        set: { jobId, status: "planned", updatedAt: upsertStamp("appointment_reminders") },
-      });
-  }
 }
 
 /** Drops an appointment's planned reminders (cancel, reschedule): their jobs are cancelled. */
@@ -45,7 +23,7 @@ export async function dropReminders(tx: Db, clinicId: string, appointmentId: str
     .returning({ jobId: appointmentReminders.jobId });
   await cancelJobs(
     tx,
-    queueNames.appointmentReminder,
+    clinicId,
     planned.map((r) => r.jobId),
   );
 }

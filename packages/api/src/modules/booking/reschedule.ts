@@ -1,12 +1,12 @@
-import { and, eq, sql } from "drizzle-orm";
-import { appointments, type Db } from "@clinic/db";
-import { DomainError } from "../../errors.ts";
-import { candidatesOf, invalidateAvailability, loadBookableService } from "../availability/index.ts";
-import { type AppointmentActor, type AppointmentView, getAppointment, lockAppointment } from "./appointments.ts";
-import { lostTheSlot, occupancyOf, requireSlot } from "./book.ts";
-import { recordChanges } from "../events/index.ts";
-import { onceForKey } from "./idempotency.ts";
-import { dropReminders, planReminders } from "./reminders.ts";
+import type { Db } from "@clinic/db";
+import { localDateOf } from "../../domain/timezone.ts";
+import { DomainError, forbidden, notFound } from "../../errors.ts";
+import type { RateLimit } from "../ratelimit/index.ts";
+import type { AppointmentActor, AppointmentView } from "./appointments.ts";
+import { type ScheduleContext, assertCandidate } from "../availability/index.ts";
+import { occupancyOf } from "./book.ts";
+import { freeAt, readStartContext, replayOrRefuse, scheduleOf, write } from "./clinicFunctions.ts";
+import { requestHash } from "./idempotency.ts";
 
 export interface RescheduleRequest {
   clinicId: string;
@@ -16,58 +16,82 @@ export interface RescheduleRequest {
   /** Another candidate provider of the service; absent = the same provider. */
   providerId?: string | undefined;
   idempotencyKey?: string | undefined;
+  /** The caller's booking-write limit, counted by the read (absent: not counted). */
+  rateLimit?: RateLimit | undefined;
 }
 
 /**
- * Moves a booked appointment, in one transaction: the new start must be a slot of its service
- * computed as if this appointment did not exist (so a move by less than its duration works), for
- * the same provider unless another candidate is named. Either it moves (new time, the service's
- * current duration and buffers, `rescheduled_at`) and its old time is free, or nothing changes
- * (409 SLOT_UNAVAILABLE). A canceled appointment does not move (409 INVALID_TRANSITION).
+ * Moves a booked appointment, in two statements like a booking (docs/performance.md#the-booking-path):
+ * the new start must be a slot of its service computed as if this appointment did not exist (so
+ * a move by less than its duration works), for the same provider unless another candidate is
+ * named. Either it moves (new time, the service's current duration and buffers, `rescheduled_at`)
+ * and its old time is free, or nothing changes (409 SLOT_UNAVAILABLE). A canceled appointment
+ * does not move (409 INVALID_TRANSITION). The write moves it only if it is still as the read saw
+ * it (its revision), under its row lock and the exclusion constraint; otherwise it reads again.
  */
 export async function rescheduleAppointment(db: Db, request: RescheduleRequest, actor: AppointmentActor, now: Date): Promise<{ appointment: AppointmentView; replayed: boolean }> {
+  const fn = "clinic_reschedule_appointment";
   const { clinicId, appointmentId } = request;
-  return db.transaction(async (tx) => {
-    const { replayed } = await onceForKey(
-      tx,
-      { clinicId, userId: actor.userId, key: request.idempotencyKey, request: ["reschedule", appointmentId, request.start.toISOString(), request.providerId ?? null] },
-      async () => {
-        const current = await lockAppointment(tx, clinicId, appointmentId, actor);
-        if (current.status !== "booked") {
-          throw new DomainError("INVALID_TRANSITION", "a canceled appointment cannot be rescheduled", { extra: { status: current.status } });
-        }
-        const service = await loadBookableService(tx, clinicId, current.serviceId);
-        const providerId = request.providerId ?? current.providerId;
-        // A named provider must be a candidate of the service (else 422); the provider it moves to
-        // must take bookings (approved) and still provide the service.
-        const candidates = await candidatesOf(tx, clinicId, service, request.providerId);
-        const target = candidates.find((c) => c.userId === providerId);
-        if (target?.status !== "approved") {
-          throw new DomainError("SLOT_UNAVAILABLE", target ? `the provider is ${target.status} and takes no bookings` : "the appointment's provider no longer provides this service; name another provider");
-        }
-        await requireSlot(tx, { ...request, excludeAppointmentId: appointmentId }, service, [providerId], request.start, now, " for that provider");
-        try {
-          // A savepoint: a concurrent booking of the new time refuses this one, and nothing changes.
-          await tx.transaction((attempt) =>
-            attempt
-              .update(appointments)
-              .set({ providerId, ...occupancyOf(request.start, service), rescheduledAt: sql`now()`, revision: sql`${appointments.revision} + 1` })
-              .where(and(eq(appointments.clinicId, clinicId), eq(appointments.id, appointmentId))),
-          );
-        } catch (error) {
-          if (lostTheSlot(error)) throw new DomainError("SLOT_UNAVAILABLE", `${request.start.toISOString()} was just booked by someone else`, { cause: error });
-          throw error;
-        }
-        await invalidateAvailability(tx, clinicId, [current.providerId, providerId]);
-        await dropReminders(tx, clinicId, appointmentId);
-        await planReminders(tx, clinicId, { id: appointmentId, start: request.start }, now);
-        const moved = await getAppointment(tx, clinicId, appointmentId);
-        await recordChanges(tx, clinicId, [
-          { type: "appointment.rescheduled", data: { ...moved, previous_start: current.startsAt, previous_end: current.endsAt } },
-        ]);
-        return appointmentId;
-      },
-    );
-    return { appointment: await getAppointment(tx, clinicId, appointmentId), replayed };
-  });
+  const date = localDateOf(request.start.getTime(), request.timeZone);
+  const idem =
+    request.idempotencyKey === undefined
+      ? null
+      : { key: request.idempotencyKey, hash: requestHash(["reschedule", appointmentId, request.start.toISOString(), request.providerId ?? null]) };
+  for (let attempt = 0; attempt < 3; attempt++) {
+    let checked: { context: ScheduleContext; providerId: string; revision: number };
+    try {
+      const context = await readStartContext(db, { ...request, date, rateLimit: attempt === 0 ? request.rateLimit : undefined }, now);
+      checked = { context, ...checkMove(context, request, actor, now) };
+    } catch (error) {
+      if (error instanceof DomainError && idem !== null && error.domainCode !== "RATE_LIMITED") return replayOrRefuse(db, fn, clinicId, actor.userId, idem, error);
+      throw error;
+    }
+    const occupancy = occupancyOf(request.start, checked.context.service);
+    const written = await write(db, fn, clinicId, {
+      user_id: actor.userId,
+      idem,
+      appointment_id: appointmentId,
+      revision: checked.revision,
+      provider_id: checked.providerId,
+      start: occupancy.startsAt.toISOString(),
+      end: occupancy.endsAt.toISOString(),
+      occupied_start: occupancy.occupiedStart.toISOString(),
+      occupied_end: occupancy.occupiedEnd.toISOString(),
+      buffer_before_min: occupancy.bufferBeforeMin,
+      buffer_after_min: occupancy.bufferAfterMin,
+      schedule: scheduleOf(checked.context, clinicId, [checked.providerId]),
+      now: now.toISOString(),
+    });
+    if (written) return written;
+  }
+  throw new DomainError("CONFLICT", "the appointment or its schedule kept changing while moving it; retry");
+}
+
+/** Who may move it, whether it can move, and to whom: the provider it moves to, and the revision the check was made on. */
+function checkMove(context: ScheduleContext, request: RescheduleRequest, actor: AppointmentActor, now: Date): { providerId: string; revision: number } {
+  const current = context.appointment;
+  if (!current || (actor.may === "mine-as-patient" && current.patientUserId !== actor.userId)) throw notFound("appointment");
+  if (actor.may === "booked-by-me" && current.bookedByUserId !== actor.userId) throw forbidden("your role may change only the appointments you booked");
+  if (actor.cutoffMin !== undefined && actor.now && current.status === "booked" && current.startsAt.getTime() - actor.now.getTime() < actor.cutoffMin * 60_000) {
+    throw new DomainError("CANCELLATION_CUTOFF", `changes are possible until ${String(actor.cutoffMin)} minutes before the start; please contact the clinic`, {
+      extra: { cutoff_min: actor.cutoffMin },
+    });
+  }
+  if (current.status !== "booked") {
+    throw new DomainError("INVALID_TRANSITION", "a canceled appointment cannot be rescheduled", { extra: { status: current.status } });
+  }
+  const { service, candidates } = context;
+  if (!service.isActive) throw new DomainError("SERVICE_INACTIVE", "the service is inactive and cannot be booked");
+  const providerId = request.providerId ?? current.providerId;
+  // A named provider must be a candidate of the service (else 422); the provider it moves to must
+  // take bookings (approved) and still provide the service.
+  assertCandidate(service, request.providerId, candidates);
+  const target = candidates.find((c) => c.userId === providerId);
+  if (target?.status !== "approved") {
+    throw new DomainError("SLOT_UNAVAILABLE", target ? `the provider is ${target.status} and takes no bookings` : "the appointment's provider no longer provides this service; name another provider");
+  }
+  if (!freeAt(context, request.start, now).has(providerId)) {
+    throw new DomainError("SLOT_UNAVAILABLE", `${request.start.toISOString()} is not an available slot of this service for that provider`);
+  }
+  return { providerId, revision: current.revision };
 }

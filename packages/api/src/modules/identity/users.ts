@@ -123,6 +123,6 @@ async function moveMembership(tx: Db, membership: { id: string; clinicId: string
     .update(clinicMembers)
     .set({ id: originalId, updatedAt: original.updatedAt })
     .where(and(eq(clinicMembers.clinicId, clinicId), eq(clinicMembers.id, copy.id)));
-  await invalidateAvailability(tx, clinicId, [from, to]);
+  await invalidateAvailability(tx, clinicId, [clinicId, from, to]);
   return true;
 }

@@ -1,5 +1,7 @@
+import { randomUUID } from "node:crypto";
+import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import PgBoss from "pg-boss";
-import { type Db, type DbHandle, executePositional, pgErrorInfo } from "@clinic/db";
+import { type Db, type DbHandle, executePositional, outbox, pgErrorInfo, rowsOf } from "@clinic/db";
 
 /**
  * The durable job queue (docs/events.md#jobs): pg-boss on the service's own database — PGlite or
@@ -55,25 +57,59 @@ const sender = new PgBoss({
   migrate: false,
 });
 
-/** Enqueues a job in `tx` (the transaction of the change that causes it); answers its id. */
-export async function enqueue(tx: Db, queue: QueueName, data: object, options: { startAfter?: Date | undefined } = {}): Promise<string> {
-  // A job whose process died mid-run expires after two minutes and runs again; a handler that threw
-  // (the database was away) runs again too. Handlers are idempotent: they re-read their row first.
-  const id = await sender.send(queue, data, {
-    db: adapter(tx),
-    retryLimit: 5,
-    retryDelay: 5,
-    retryBackoff: true,
-    expireInSeconds: 120,
-    ...(options.startAfter ? { startAfter: options.startAfter } : {}),
-  });
-  if (id === null) throw new Error(`pg-boss did not enqueue a ${queue} job`);
-  return id;
+/** pg-boss's options of every job: a job whose process died mid-run expires after two minutes and
+ * runs again; a handler that threw (the database was away) runs again too. Handlers are
+ * idempotent: they re-read their row first. */
+const jobOptions = { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 120 } as const;
+
+/**
+ * Enqueues a job in `tx`, the transaction of the change that causes it: a row of the clinic's
+ * outbox, on the clinic's shard, that the dispatcher hands to the queue after the commit
+ * (`dispatchOutbox`). Answers the job's id, which it will have in the queue.
+ */
+export async function enqueue(tx: Db, clinicId: string, queue: QueueName, data: object, options: { startAfter?: Date | undefined } = {}): Promise<string> {
+  const jobId = randomUUID();
+  await tx.insert(outbox).values({ clinicId, jobId, queue, data: { ...data }, startAfter: options.startAfter ?? null });
+  return jobId;
 }
 
-/** Cancels jobs that have not run yet, in `tx`. */
-export async function cancelJobs(tx: Db, queue: QueueName, ids: readonly string[]): Promise<void> {
-  if (ids.length > 0) await sender.cancel(queue, [...ids], { db: adapter(tx) });
+/**
+ * Forgets jobs of the clinic that have not been handed to the queue yet, in `tx`. A job already in
+ * the queue runs and finds it has nothing to do (every handler re-reads its row first), so it is
+ * not cancelled there: that would be a statement off the clinic's shard.
+ */
+export async function cancelJobs(tx: Db, clinicId: string, ids: readonly string[]): Promise<void> {
+  if (ids.length > 0) await tx.delete(outbox).where(and(eq(outbox.clinicId, clinicId), inArray(outbox.jobId, [...ids])));
+}
+
+/**
+ * Hands the outbox to the queue: for each clinic with rows (at most `clinics` of them), in one
+ * transaction, its oldest rows (locked, skipping rows another process is handing over) become
+ * jobs with their own ids and leave the outbox. At least once: a crash before the commit leaves
+ * the rows for the next round, and a job handed over twice is created once (same id). Answers how
+ * many rows it handed over.
+ */
+export async function dispatchOutbox(db: Db, options: { clinics?: number; rowsPerClinic?: number } = {}): Promise<number> {
+  const pending = rowsOf<{ clinic_id: string }>(await db.execute(sql`select distinct clinic_id from ${outbox} limit ${options.clinics ?? 50}`));
+  let handed = 0;
+  for (const { clinic_id: clinicId } of pending) {
+    handed += await db.transaction(async (tx) => {
+      const rows = await tx
+        .select()
+        .from(outbox)
+        .where(eq(outbox.clinicId, clinicId))
+        .orderBy(asc(outbox.createdAt))
+        .limit(options.rowsPerClinic ?? 100)
+        .for("update", { skipLocked: true });
+      if (rows.length === 0) return 0;
+      for (const row of rows) {
+        await sender.send(row.queue, row.data, { db: adapter(tx), id: row.jobId, ...jobOptions, ...(row.startAfter ? { startAfter: row.startAfter } : {}) });
+      }
+      await tx.delete(outbox).where(and(eq(outbox.clinicId, clinicId), inArray(outbox.jobId, rows.map((r) => r.jobId))));
+      return rows.length;
+    });
+  }
+  return handed;
 }
 
 /**
@@ -112,6 +148,8 @@ async function installOnce(database: Database): Promise<void> {
 export class JobWorkers {
   private readonly boss: PgBoss;
   private started: Promise<void> | undefined;
+  private dispatching: NodeJS.Timeout | undefined;
+  private dispatchRound: Promise<unknown> = Promise.resolve();
 
   constructor(
     database: Database,
@@ -131,8 +169,29 @@ export class JobWorkers {
     });
   }
 
+  /**
+   * Hands the outbox to the queue every `intervalMs` (every process does; they skip each other's
+   * rows), so that a job written by a change reaches the queue soon after its commit, and one left
+   * by a process that died before handing it over is handed over by another.
+   */
+  dispatchOutboxEvery(db: Db, intervalMs: number): void {
+    if (this.dispatching) return;
+    const round = () => {
+      this.dispatchRound = dispatchOutbox(db).catch((error: unknown) => this.options.onError?.(error instanceof Error ? error : new Error(String(error))));
+      void this.dispatchRound.finally(() => {
+        if (this.dispatching) this.dispatching = setTimeout(round, intervalMs);
+      });
+    };
+    this.dispatching = setTimeout(round, 0);
+  }
+
   /** Stops polling, waiting for running jobs (up to `timeoutMs`). */
   async stop(timeoutMs = 5_000): Promise<void> {
+    if (this.dispatching) {
+      clearTimeout(this.dispatching);
+      this.dispatching = undefined;
+      await this.dispatchRound;
+    }
     if (!this.started) return;
     await this.boss.stop({ graceful: true, wait: true, close: false, timeout: timeoutMs });
   }

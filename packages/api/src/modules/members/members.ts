@@ -149,6 +149,8 @@ export async function addMember(db: Db, clinicId: string, input: NewMember): Pro
       status: input.is_provider ? "pending" : "approved",
       notes: input.notes ?? null,
     });
+    // A new provider is a new candidate of the clinic's unassigned services.
+    if (input.is_provider) await invalidateAvailability(tx, clinicId, [clinicId, userId]);
     return getMember(tx, clinicId, userId);
   });
 }
@@ -191,7 +193,8 @@ export async function updateMember(db: Db, clinicId: string, userId: string, pat
       .update(clinicMembers)
       .set(set)
       .where(and(eq(clinicMembers.clinicId, clinicId), eq(clinicMembers.userId, userId)));
-    if (becomesProvider || stopsBeingProvider) await invalidateAvailability(tx, clinicId, [userId]);
+    // The clinic scope too: the candidates of its unassigned services are not what they were.
+    if (becomesProvider || stopsBeingProvider) await invalidateAvailability(tx, clinicId, [clinicId, userId]);
     return getMember(tx, clinicId, userId);
   });
 }

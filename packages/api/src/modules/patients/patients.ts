@@ -5,6 +5,7 @@ import { notFound } from "../../errors.ts";
 import type { OnlineClinic } from "../access/index.ts";
 import { type AppointmentView, cancelAppointment, listAppointments, rescheduleAppointment, selectAppointments, toAppointment } from "../booking/index.ts";
 import { selectServices, serviceOutput, toService } from "../catalog/index.ts";
+import { type RateLimit, hitRateLimit } from "../ratelimit/index.ts";
 
 /** A clinic as its booking page shows it (O1). */
 export const onlineClinicOutput = z.object({ id: z.string(), name: z.string(), timezone: z.string(), patient_cancel_cutoff_min: z.number().int() });
@@ -64,17 +65,18 @@ export async function getMyAppointment(db: Db, userId: string, id: string): Prom
 }
 
 /** The patient cancels their appointment; refused within the clinic's cutoff before the start (409). */
-export async function cancelMyAppointment(db: Db, userId: string, id: string, now: Date): Promise<AppointmentView> {
+export async function cancelMyAppointment(db: Db, userId: string, id: string, now: Date, rateLimit?: RateLimit): Promise<AppointmentView> {
   const mine = await findMine(db, userId, id);
+  if (rateLimit) await hitRateLimit(db, mine.clinicId, rateLimit, now);
   return cancelAppointment(db, mine.clinicId, id, { userId, may: "mine-as-patient", cutoffMin: mine.cutoffMin, now });
 }
 
 /** The patient moves their appointment to another slot with the same provider, by the clinic's rules and cutoff. */
-export async function rescheduleMyAppointment(db: Db, userId: string, id: string, change: { start: Date; idempotencyKey?: string | undefined }, now: Date) {
+export async function rescheduleMyAppointment(db: Db, userId: string, id: string, change: { start: Date; idempotencyKey?: string | undefined; rateLimit?: RateLimit | undefined }, now: Date) {
   const mine = await findMine(db, userId, id);
   const { appointment } = await rescheduleAppointment(
     db,
-    { clinicId: mine.clinicId, timeZone: mine.timeZone, appointmentId: id, start: change.start, idempotencyKey: change.idempotencyKey },
+    { clinicId: mine.clinicId, timeZone: mine.timeZone, appointmentId: id, start: change.start, idempotencyKey: change.idempotencyKey, rateLimit: change.rateLimit },
     { userId, may: "mine-as-patient", cutoffMin: mine.cutoffMin, now },
     now,
   );

@@ -170,7 +170,7 @@ export interface DeliveryJob {
 /** Queues attempt number `attempt` of a delivery (after `delayS` seconds) and remembers its job, in `tx`. */
 export async function scheduleAttempt(tx: Db, clinicId: string, deliveryId: string, attempt: number, delayS: number, now: Date): Promise<void> {
   const at = new Date(now.getTime() + delayS * 1000);
-  const jobId = await enqueue(tx, queueNames.webhookDelivery, { clinicId, deliveryId, attempt } satisfies DeliveryJob, delayS > 0 ? { startAfter: at } : {});
+  const jobId = await enqueue(tx, clinicId, queueNames.webhookDelivery, { clinicId, deliveryId, attempt } satisfies DeliveryJob, delayS > 0 ? { startAfter: at } : {});
   await tx
     .update(webhookDeliveries)
     .set({ status: "pending", nextAttemptAt: at, jobId })
@@ -204,7 +204,7 @@ export async function retryDelivery(db: Db, clinicId: string, webhookId: string,
       .where(and(eq(webhookDeliveries.clinicId, clinicId), eq(webhookDeliveries.webhookId, webhookId), eq(webhookDeliveries.id, deliveryId)))
       .for("update");
     if (!row) throw notFound("delivery");
-    if (row.jobId && row.status === "pending") await cancelJobs(tx, queueNames.webhookDelivery, [row.jobId]);
+    if (row.jobId && row.status === "pending") await cancelJobs(tx, clinicId, [row.jobId]);
     await scheduleAttempt(tx, clinicId, deliveryId, row.attempts, 0, now);
   });
 }

@@ -3,6 +3,7 @@
 import type { Context } from "../../context.ts";
 import type { AuthUser } from "../../modules/identity/index.ts";
 import { type AppointmentView, type BookingRequest, bookAppointment } from "../../modules/booking/index.ts";
+import { bookingWritesOf } from "../../trpc.ts";
 
 /** What both booking routes take from their input. */
 export interface BookingTargetInput {
@@ -15,7 +16,7 @@ export interface BookingTargetInput {
 
 /** Books `input` in the authorised clinic for the patient `who` names; answers the appointment (a replay answers the same one). */
 export async function bookFor(
-  ctx: Pick<Context, "db" | "now"> & { clinic: { id: string; timezone: string }; user: AuthUser },
+  ctx: Pick<Context, "db" | "now" | "limits"> & { clinic: { id: string; timezone: string }; user: AuthUser },
   input: BookingTargetInput,
   who: Pick<BookingRequest, "patient" | "patientUserId" | "openBookingLimit">,
 ): Promise<AppointmentView> {
@@ -30,6 +31,7 @@ export async function bookFor(
       providerId: input.provider_id,
       notes: input.notes,
       idempotencyKey: input.idempotency_key,
+      rateLimit: bookingWritesOf(ctx),
       ...who,
     },
     ctx.now(),

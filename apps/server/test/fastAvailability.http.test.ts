@@ -1,0 +1,91 @@
+import { describe, expect, it } from "vitest";
+import { eq } from "drizzle-orm";
+import { addService, bookableClinic, createUser } from "@clinic/api/testing";
+import { clinics } from "@clinic/db";
+import { request, useTestApp } from "./helpers.ts";
+
+// V1 and O3 (contract §17): ETag on every answer, `Cache-Control: private, no-cache`, 304 for a
+// current If-None-Match; the cached answer is served by the adapter's fast path, byte for byte
+// what the procedure answers, and only to whom the procedure would answer it.
+let clock = new Date("2027-03-01T00:00:00Z");
+const t = useTestApp({ now: () => clock });
+
+describe("availability answers: ETag, 304 and the fast path", () => {
+  it("answers a hit as the miss did, 304 for its tag, and a new tag after a booking", async () => {
+    clock = new Date("2027-03-01T00:00:00Z");
+    const c = await bookableClinic(t.handle.db);
+    const service = await addService(t.handle.db, c.clinicId, { durationMin: 30 });
+    const url = `/v1/availability?clinic_id=${c.clinicId}&service_id=${service}&from=2027-03-15&to=2027-03-16`;
+    const miss = await request(t.app, { method: "GET", url, token: c.staff.token });
+    expect(miss.statusCode).toBe(200);
+    expect(miss.headers["cache-control"]).toBe("private, no-cache");
+    expect(miss.headers.etag).toMatch(/^".+"$/);
+    const hit = await request(t.app, { method: "GET", url, token: c.staff.token });
+    expect(hit.statusCode).toBe(200);
+    expect(hit.body).toBe(miss.body);
+    const etag = String(hit.headers.etag);
+    expect(hit.headers["cache-control"]).toBe("private, no-cache");
+    // The fast path's tag (versions and the clock's cut), not the procedure's (the body's hash).
+    expect(etag).toMatch(/\.\d+\.\d+"$/);
+    expect(String(miss.headers.etag)).not.toMatch(/\.\d+\.\d+"$/);
+
+    const same = await request(t.app, { method: "GET", url, token: c.staff.token, headers: { "if-none-match": etag } });
+    expect(same.statusCode).toBe(304);
+    expect(same.body).toBe("");
+    expect(same.headers.etag).toBe(etag);
+    // Another member of the clinic revalidates the same answer.
+    const other = await request(t.app, { method: "GET", url, token: c.admin.token, headers: { "if-none-match": `W/${etag}, "x"` } });
+    expect(other.statusCode).toBe(304);
+
+    const booked = await request(t.app, { method: "POST", url: `/v1/appointments?clinic_id=${c.clinicId}`, token: c.staff.token, body: { service_id: service, start: "2027-03-15T10:00:00Z", patient: { name: "Pat" } } });
+    expect(booked.statusCode).toBe(201);
+    const after = await request(t.app, { method: "GET", url, token: c.staff.token, headers: { "if-none-match": etag } });
+    expect(after.statusCode).toBe(200);
+    expect(after.headers.etag).not.toBe(etag);
+    const starts = (JSON.parse(after.body) as { slots: { start: string }[] }).slots.map((s) => s.start);
+    expect(starts).not.toContain("2027-03-15T10:00:00.000Z");
+    expect(starts).toContain("2027-03-15T10:30:00.000Z");
+  });
+
+  it("changes the tag when the clock cuts the answer, and cuts it as the procedure does", async () => {
+    clock = new Date("2027-03-01T00:00:00Z");
+    const c = await bookableClinic(t.handle.db);
+    const service = await addService(t.handle.db, c.clinicId, { durationMin: 60 });
+    const url = `/v1/availability?clinic_id=${c.clinicId}&service_id=${service}&from=2027-03-15&to=2027-03-15`;
+    await request(t.app, { method: "GET", url, token: c.staff.token });
+    const before = await request(t.app, { method: "GET", url, token: c.staff.token });
+    clock = new Date("2027-03-15T11:30:00Z");
+    const later = await request(t.app, { method: "GET", url, token: c.staff.token, headers: { "if-none-match": String(before.headers.etag) } });
+    expect(later.statusCode).toBe(200);
+    const slots = (JSON.parse(later.body) as { slots: { start: string }[] }).slots;
+    expect(slots[0]?.start).toBe("2027-03-15T12:00:00.000Z");
+    // The same cut through the procedure (tRPC, no fast path).
+    const viaTrpc = await request(t.app, { method: "GET", url: `/trpc/availability.get?input=${encodeURIComponent(JSON.stringify({ json: { clinic_id: c.clinicId, service_id: service, from: "2027-03-15", to: "2027-03-15" } }))}`, token: c.staff.token });
+    const trpcSlots = (JSON.parse(viaTrpc.body) as { result: { data: { json: { slots: unknown[] } } } }).result.data.json.slots;
+    expect(trpcSlots).toHaveLength(slots.length);
+    clock = new Date("2027-03-01T00:00:00Z");
+  });
+
+  it("serves a cached answer only to whom the procedure would: non-members 403, clinics without online booking 404", async () => {
+    clock = new Date("2027-03-01T00:00:00Z");
+    const c = await bookableClinic(t.handle.db);
+    const service = await addService(t.handle.db, c.clinicId, { durationMin: 30 });
+    const url = `/v1/availability?clinic_id=${c.clinicId}&service_id=${service}&from=2027-03-15&to=2027-03-15`;
+    await request(t.app, { method: "GET", url, token: c.staff.token });
+    const stranger = await createUser(t.handle.db);
+    const refused = await request(t.app, { method: "GET", url, token: stranger.token });
+    expect(refused.statusCode).toBe(403);
+    const anonymous = await request(t.app, { method: "GET", url });
+    expect(anonymous.statusCode).toBe(401);
+
+    const online = `/v1/booking/clinics/${c.clinicId}/availability?service_id=${service}&from=2027-03-15&to=2027-03-15`;
+    expect((await request(t.app, { method: "GET", url: online, token: stranger.token })).statusCode).toBe(404);
+    await t.handle.db.update(clinics).set({ onlineBooking: true }).where(eq(clinics.id, c.clinicId));
+    const open = await request(t.app, { method: "GET", url: online, token: stranger.token });
+    expect(open.statusCode).toBe(200);
+    const again = await request(t.app, { method: "GET", url: online, token: stranger.token, headers: { "if-none-match": String(open.headers.etag) } });
+    expect([200, 304]).toContain(again.statusCode);
+    const third = await request(t.app, { method: "GET", url: online, token: stranger.token, headers: { "if-none-match": String(again.headers.etag) } });
+    expect(third.statusCode).toBe(304);
+  });
+});

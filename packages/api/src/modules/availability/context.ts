@@ -1,0 +1,166 @@
+// One read of everything a check or an answer needs, in one statement and so one snapshot
+// (clinic_schedule_context, drizzle/0008_hot_paths.sql; docs/performance.md): a booking's check of
+// one start, a move's (with the appointment), and an availability answer's range.
+import { sql } from "drizzle-orm";
+import { z } from "zod";
+import { type Db, memberStatuses, rowsOf } from "@clinic/db";
+import { DomainError, notFound } from "../../errors.ts";
+import { type LoadedSchedule, buildSchedule } from "./schedule.ts";
+import type { Candidate, ServiceInfo } from "./service.ts";
+
+const isoInstant = z.string().transform((text) => new Date(text));
+
+const appointmentSchema = z
+  .object({
+    service_id: z.string(),
+    provider_id: z.string(),
+    starts_at: isoInstant,
+    ends_at: isoInstant,
+    status: z.string(),
+    booked_by_user_id: z.string().nullable(),
+    patient_user_id: z.string().nullable(),
+    revision: z.number(),
+  })
+  .nullable()
+  .optional();
+
+const answerSchema = z.union([
+  z.object({ rate_limited: z.literal(true) }),
+  z.object({ appointment: z.null() }).strict(),
+  z.object({ appointment: appointmentSchema, service: z.null() }),
+  z.object({
+    appointment: appointmentSchema,
+    service: z.object({
+      id: z.string(),
+      name: z.string(),
+      duration_min: z.number(),
+      provider_id: z.string().nullable(),
+      is_active: z.boolean(),
+      buffer_before_min: z.number(),
+      buffer_after_min: z.number(),
+      slot_step_min: z.number().nullable(),
+      min_notice_min: z.number(),
+      booking_horizon_days: z.number().nullable(),
+    }),
+    candidates: z.array(z.object({ user_id: z.string(), full_name: z.string(), status: z.enum(memberStatuses) })),
+    hours: z.array(z.object({ provider_id: z.string().nullable(), weekday: z.number(), opens_min: z.number(), closes_min: z.number() })),
+    overrides: z.array(z.object({ provider_id: z.string().nullable(), date: z.string(), opens_min: z.number().nullable(), closes_min: z.number().nullable() })),
+    closures: z.array(z.object({ provider_id: z.string().nullable(), starts_at: isoInstant, ends_at: isoInstant, reason: z.string().nullable() })),
+    bookings: z.array(
+      z.object({ id: z.string(), provider_id: z.string(), starts_at: isoInstant, ends_at: isoInstant, buffer_before_min: z.number(), buffer_after_min: z.number() }),
+    ),
+    day_load: z.record(z.string(), z.number()),
+    schedule: z.record(z.string(), z.number()),
+    versions: z.record(z.string(), z.number()),
+  }),
+]);
+
+/** The appointment a move starts from, as the read saw it. */
+export interface CurrentAppointment {
+  serviceId: string;
+  providerId: string;
+  startsAt: Date;
+  endsAt: Date;
+  status: string;
+  bookedByUserId: string | null;
+  patientUserId: string | null;
+  revision: number;
+}
+
+/** What the read found. */
+export interface ScheduleContext {
+  appointment: CurrentAppointment | null;
+  service: ServiceInfo;
+  /** Every candidate provider of the service (narrowed to the named one), whatever their status. */
+  candidates: Candidate[];
+  /** The engine's query for the dates, but the clock. */
+  schedule: LoadedSchedule;
+  /** Booked appointments on the day asked about, per candidate (empty without `dayStart`). */
+  dayLoad: Record<string, number>;
+  /** Schedule versions of the clinic scope and the candidates' (absent = 0). */
+  scheduleVersions: Record<string, number>;
+  /** Availability versions of the same scopes (absent = 0): what a cached answer is kept under. */
+  versions: Record<string, number>;
+}
+
+export interface ScheduleContextRequest {
+  clinicId: string;
+  timeZone: string;
+  fromDate: string;
+  toDate: string;
+  /** Closures and bookings overlapping [from, to) are read. */
+  from: Date;
+  to: Date;
+  serviceId?: string | undefined;
+  providerId?: string | undefined;
+  /** A move: the appointment, which the schedule leaves out. */
+  appointmentId?: string | undefined;
+  /** The day whose bookings rank the any-provider candidates. */
+  day?: { start: Date; end: Date } | undefined;
+  /** A rate-limit window to count first (its JSON as the database takes it); past it the read answers `"rate limited"`. */
+  rate?: Record<string, unknown> | null | undefined;
+}
+
+/**
+ * The read. 404 for a missing appointment or service; `"rate limited"` when the counted window
+ * is full. A service that is not active is answered (the caller decides: 422 to book it).
+ */
+export async function readScheduleContext(db: Db, request: ScheduleContextRequest): Promise<ScheduleContext | "rate limited"> {
+  const p = {
+    rate: request.rate ?? null,
+    service_id: request.serviceId ?? null,
+    provider_id: request.providerId ?? null,
+    appointment_id: request.appointmentId ?? null,
+    date: request.fromDate,
+    date_to: request.toDate,
+    from: request.from.toISOString(),
+    to: request.to.toISOString(),
+    day_start: request.day?.start.toISOString() ?? null,
+    day_end: request.day?.end.toISOString() ?? null,
+  };
+  const [row] = rowsOf<{ answer: unknown }>(await db.execute(sql`select clinic_schedule_context(${request.clinicId}::uuid, ${JSON.stringify(p)}::jsonb) as answer`));
+  const answer = answerSchema.parse(typeof row?.answer === "string" ? (JSON.parse(row.answer) as unknown) : row?.answer);
+  if ("rate_limited" in answer) return "rate limited";
+  if (!("service" in answer)) throw notFound("appointment");
+  if (answer.service === null) throw notFound("service");
+  const s = answer.service;
+  const service: ServiceInfo = {
+    id: s.id,
+    name: s.name,
+    durationMin: s.duration_min,
+    providerId: s.provider_id,
+    isActive: s.is_active,
+    bufferBeforeMin: s.buffer_before_min,
+    bufferAfterMin: s.buffer_after_min,
+    slotStepMin: s.slot_step_min,
+    minNoticeMin: s.min_notice_min,
+    bookingHorizonDays: s.booking_horizon_days,
+  };
+  const a = answer.appointment;
+  const appointment: CurrentAppointment | null = a
+    ? { serviceId: a.service_id, providerId: a.provider_id, startsAt: a.starts_at, endsAt: a.ends_at, status: a.status, bookedByUserId: a.booked_by_user_id, patientUserId: a.patient_user_id, revision: a.revision }
+    : null;
+  const candidates = answer.candidates.map((c) => ({ userId: c.user_id, fullName: c.full_name, status: c.status }));
+  const schedule = buildSchedule(
+    { clinicId: request.clinicId, timeZone: request.timeZone, fromDate: request.fromDate, toDate: request.toDate },
+    service,
+    candidates,
+    {
+      hours: answer.hours.map((h) => ({ providerId: h.provider_id, weekday: h.weekday, opensMin: h.opens_min, closesMin: h.closes_min })),
+      overrides: answer.overrides.map((o) => ({ providerId: o.provider_id, date: o.date, opensMin: o.opens_min, closesMin: o.closes_min })),
+      closures: answer.closures.map((c) => ({ providerId: c.provider_id, startsAt: c.starts_at, endsAt: c.ends_at, reason: c.reason })),
+      bookings: answer.bookings.map((b) => ({ id: b.id, providerId: b.provider_id, startsAt: b.starts_at, endsAt: b.ends_at, bufferBeforeMin: b.buffer_before_min, bufferAfterMin: b.buffer_after_min })),
+    },
+  );
+  return { appointment, service, candidates, schedule, dayLoad: answer.day_load, scheduleVersions: answer.schedule, versions: answer.versions };
+}
+
+/** NOT_A_PROVIDER when a named provider cannot deliver the service (the service's assigned one, or a provider of the clinic). */
+export function assertCandidate(service: ServiceInfo, providerId: string | undefined, candidates: readonly unknown[]): void {
+  if (service.providerId && providerId && providerId !== service.providerId) {
+    throw new DomainError("NOT_A_PROVIDER", "provider_id is not the provider assigned to this service");
+  }
+  if (providerId && !service.providerId && candidates.length === 0) {
+    throw new DomainError("NOT_A_PROVIDER", "provider_id is not a provider of this clinic");
+  }
+}

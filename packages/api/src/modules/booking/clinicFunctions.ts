@@ -1,0 +1,132 @@
+// The booking path's two database calls (drizzle/0008_hot_paths.sql, docs/performance.md#the-booking-path):
+// the read of what the check of one start needs (availability's readScheduleContext), and the writes. Each is one statement, so its own
+// transaction, and on Citus a call delegated to the clinic's node.
+import { sql } from "drizzle-orm";
+import { z } from "zod";
+import { type Db, rowsOf } from "@clinic/db";
+import { explainStart } from "../../domain/slots.ts";
+import { addDays, wallClockToInstant } from "../../domain/timezone.ts";
+import { domainCodes } from "../../errorCodes.ts";
+import { DomainError } from "../../errors.ts";
+import { type ScheduleContext, readScheduleContext } from "../availability/index.ts";
+import { type RateLimit, rateLimited, rateWindow } from "../ratelimit/index.ts";
+import { type AppointmentView, appointmentOutput } from "./appointments.ts";
+
+const HOUR = 3_600_000;
+/** The longest buffer a service may have (minutes): how far around a start other bookings matter. */
+const MAX_BUFFER_MIN = 240;
+
+/** What a write answers (clinic_book_appointment, clinic_reschedule_appointment). */
+const writeSchema = z.union([
+  z.object({ appointment: z.record(z.string(), z.unknown()), replayed: z.boolean() }),
+  z.object({ error: z.enum(domainCodes), detail: z.string(), extra: z.record(z.string(), z.unknown()) }),
+  z.object({ stale: z.literal(true) }),
+]);
+type WriteAnswer = z.infer<typeof writeSchema>;
+
+type ClinicFunction = "clinic_booking_context" | "clinic_book_appointment" | "clinic_reschedule_appointment";
+
+/** One statement: `select fn(clinic_id, p)`, answered as the function's jsonb. */
+async function callClinicFunction(db: Db, fn: ClinicFunction, clinicId: string, p: Record<string, unknown>): Promise<unknown> {
+  const [row] = rowsOf<{ answer: unknown }>(await db.execute(sql`select ${sql.identifier(fn)}(${clinicId}::uuid, ${JSON.stringify(p)}::jsonb) as answer`));
+  const answer = row?.answer;
+  return typeof answer === "string" ? (JSON.parse(answer) as unknown) : answer;
+}
+
+/** An appointment as the database functions write it (clinic_appointment_json): instants as ISO text. */
+function appointmentFromJson(json: Record<string, unknown>): AppointmentView {
+  const instant = (key: string) => {
+    const value = json[key];
+    return typeof value === "string" ? new Date(value) : null;
+  };
+  return appointmentOutput.parse({
+    ...json,
+    start: instant("start"),
+    end: instant("end"),
+    created_at: instant("created_at"),
+    updated_at: instant("updated_at"),
+    canceled_at: instant("canceled_at"),
+    rescheduled_at: instant("rescheduled_at"),
+  });
+}
+
+export interface ReadRequest {
+  clinicId: string;
+  timeZone: string;
+  /** The local date of the start. */
+  date: string;
+  start: Date;
+  serviceId?: string | undefined;
+  providerId?: string | undefined;
+  /** A move: the appointment, which its check leaves out. */
+  appointmentId?: string | undefined;
+  /** Counted by the read (absent: not counted). */
+  rateLimit?: RateLimit | undefined;
+}
+
+/**
+ * The read of a booking or a move: counts the caller's booking write, then reads what the check of
+ * one start needs (the start's date; closures and bookings within a day around it, more than the
+ * longest buffers). 429 past the limit; 404 for a missing appointment or service.
+ */
+export async function readStartContext(db: Db, request: ReadRequest, now: Date): Promise<ScheduleContext> {
+  const context = await readScheduleContext(db, {
+    clinicId: request.clinicId,
+    timeZone: request.timeZone,
+    fromDate: request.date,
+    toDate: request.date,
+    from: new Date(request.start.getTime() - MAX_BUFFER_MIN * 60_000 - 24 * HOUR),
+    to: new Date(request.start.getTime() + MAX_BUFFER_MIN * 60_000 + 48 * HOUR),
+    serviceId: request.serviceId,
+    providerId: request.providerId,
+    appointmentId: request.appointmentId,
+    day: {
+      start: new Date(wallClockToInstant(request.date, 0, request.timeZone)),
+      end: new Date(wallClockToInstant(addDays(request.date, 1), 0, request.timeZone)),
+    },
+    rate: request.rateLimit ? rateWindow(request.rateLimit, now) : null,
+  });
+  if (context === "rate limited") throw rateLimited(request.rateLimit ?? { key: "", max: 0, windowMs: 60_000 }, now);
+  return context;
+}
+
+/** The candidates free for `start` by every rule of the engine's per-start explanation. */
+export function freeAt(context: ScheduleContext, start: Date, now: Date): Set<string> {
+  const explanation = explainStart({ ...context.schedule, nowMs: now.getTime() }, start.getTime());
+  return new Set(explanation.providers.filter((p) => p.reasons.length === 0).map((p) => p.providerId));
+}
+
+/** The schedule versions of the clinic scope and these providers, as the read saw them (absent = 0). */
+export function scheduleOf(context: ScheduleContext, clinicId: string, providerIds: readonly string[]): Record<string, number> {
+  return Object.fromEntries([clinicId, ...providerIds].map((scope) => [scope, context.scheduleVersions[scope] ?? 0]));
+}
+
+/** A write's answer: the appointment, or its error thrown; undefined when the schedule changed since the read. */
+export async function write(
+  db: Db,
+  fn: "clinic_book_appointment" | "clinic_reschedule_appointment",
+  clinicId: string,
+  p: Record<string, unknown>,
+): Promise<{ appointment: AppointmentView; replayed: boolean } | undefined> {
+  const answer: WriteAnswer = writeSchema.parse(await callClinicFunction(db, fn, clinicId, p));
+  if ("stale" in answer) return undefined;
+  if ("error" in answer) throw new DomainError(answer.error, answer.detail, { extra: answer.extra });
+  return { appointment: appointmentFromJson(answer.appointment), replayed: answer.replayed };
+}
+
+/**
+ * A request with an idempotency key that the read refused: the write replays the booking the key
+ * made (whatever has changed since), or the refusal stands.
+ */
+export async function replayOrRefuse(
+  db: Db,
+  fn: "clinic_book_appointment" | "clinic_reschedule_appointment",
+  clinicId: string,
+  userId: string,
+  idem: { key: string; hash: string },
+  refusal: DomainError,
+): Promise<{ appointment: AppointmentView; replayed: boolean }> {
+  const answer = await write(db, fn, clinicId, { user_id: userId, idem, refuse: { code: refusal.domainCode, detail: refusal.message, extra: refusal.extra ?? {} } });
+  if (!answer) throw refusal;
+  return answer;
+}

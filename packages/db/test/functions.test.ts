@@ -1,0 +1,86 @@
+// The hot paths' database functions (drizzle/0008_hot_paths.sql) must run where the clinic's rows
+// are: on Citus each is delegated to the clinic's node by its first argument, and a statement in
+// one that did not name the clinic would silently run on every shard from there. So: every
+// function is in the list that migrate() distributes, and every statement of theirs that reads or
+// writes a tenant table names the clinic of the call.
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { sql } from "drizzle-orm";
+import type { DbHandle } from "../src/index.ts";
+import { distributedFunctions, placements, rowsOf } from "../src/index.ts";
+import { openTestDatabase } from "../src/testing.ts";
+
+let handle: DbHandle;
+beforeAll(async () => {
+  handle = await openTestDatabase({ url: inject("databaseUrl"), templatePath: inject("pgliteTemplate") });
+});
+afterAll(async () => {
+  await handle.close();
+});
+
+interface Source {
+  signature: string;
+  body: string;
+}
+
+async function clinicFunctions(): Promise<Source[]> {
+  return rowsOf<{ signature: string; body: string }>(
+    await handle.db.execute(sql`
+      select replace(p.oid::regprocedure::text, ' ', '') as signature, p.prosrc as body
+      from pg_proc p join pg_namespace n on n.oid = p.pronamespace
+      where n.nspname = 'public' and p.proname like 'clinic\\_%'
+      order by 1`),
+  );
+}
+
+/** The statements of a function body that touch a table, with the table and the name it goes by. */
+function tableUses(body: string): { statement: string; table: string; alias: string }[] {
+  const statements = body
+    .replace(/--[^\n]*/g, " ")
+    .split(";")
+    .map((s) => s.replace(/\s+/g, " ").trim());
+  const tenant = new Set(placements().filter((p) => p.kind === "distributed").map((p) => p.table));
+  const uses: { statement: string; table: string; alias: string }[] = [];
+  for (const statement of statements) {
+    const keyword = "(?:from|where|set|values|on|select|join|left|order|group|returning|limit|for)\\b";
+    for (const match of statement.matchAll(new RegExp(`\\b(?:from|join|into|update)\\s+([a-z_]+)(?:\\s+(?:as\\s+)?(?!${keyword})([a-z_]+))?`, "gi"))) {
+      const table = (match[1] ?? "").toLowerCase();
+      if (!tenant.has(table)) continue;
+      const alias = (match[2] ?? table).toLowerCase();
+      uses.push({ statement, table, alias });
+    }
+  }
+  return uses;
+}
+
+describe("the hot paths' database functions", () => {
+  it("are exactly the functions migrate() distributes on Citus", async () => {
+    const installed = (await clinicFunctions()).map((f) => f.signature.replaceAll("timestampwithtimezone", "timestamptz"));
+    expect(installed).toEqual(distributedFunctions.map((f) => f.signature).sort());
+  });
+
+  it("name the clinic of the call in every statement on a tenant table", async () => {
+    const unscoped: string[] = [];
+    let checked = 0;
+    for (const f of await clinicFunctions()) {
+      const uses = tableUses(f.body);
+      checked += uses.length;
+      for (const use of uses) {
+        const column = use.table === "clinics" ? "id" : "clinic_id";
+        const scoped =
+          new RegExp(`\\b(${use.alias}\\.)?${column}\\s*=\\s*p_clinic_id\\b`, "i").test(use.statement) ||
+          // An insert names it as its first value.
+          new RegExp(`\\binsert into ${use.table}\\b[^(]*\\(\\s*clinic_id\\b[^)]*\\)\\s*values\\s*\\(\\s*p_clinic_id\\b`, "i").test(use.statement);
+        if (!scoped) unscoped.push(`${f.signature}: ${use.table} in "${use.statement.slice(0, 160)}"`);
+      }
+    }
+    expect(unscoped).toEqual([]);
+    // Every read and write of the booking path was looked at (the parse found them).
+    expect(checked).toBeGreaterThan(30);
+  });
+
+  it("would notice a statement that does not (the check itself)", () => {
+    expect(tableUses("select count(*) from appointments a where a.status = 'booked'")).toHaveLength(1);
+    const [use] = tableUses("select count(*) into v from appointments a where a.status = 'booked'");
+    expect(use && new RegExp(`\\b(${use.alias}\\.)?clinic_id\\s*=\\s*p_clinic_id\\b`, "i").test(use.statement)).toBe(false);
+  });
+});
