@@ -42,6 +42,9 @@ if (task === "start") {
   for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => child.kill(signal));
   child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
 } else if (task === "test") {
+  // The formatter first (seconds): a file Prettier would change fails the test command, as lint does.
+  console.log("Checking the formatting (prettier --check; `npm run format` fixes it) ...");
+  runOrExit(pnpm[0], [...pnpm.slice(1), "exec", "prettier", "--check", "--log-level", "warn", "."]);
   runOrExit(pnpm[0], [...pnpm.slice(1), "exec", "turbo", "run", "build", "lint", "typecheck", "test", "--concurrency=2", ...rest]);
 } else if (task === "pnpm") {
   runOrExit(pnpm[0], [...pnpm.slice(1), ...rest]);
