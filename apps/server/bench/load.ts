@@ -74,7 +74,8 @@ const at = <T>(list: readonly T[], i: number): T => {
   return value;
 };
 const random = <T>(list: readonly T[]): T => at(list, Math.floor(Math.random() * list.length));
-const availabilityPath = (clinicId: string, serviceId: string, from: string, to: string) => `/v1/availability?clinic_id=${clinicId}&service_id=${serviceId}&from=${from}&to=${to}`;
+const availabilityPath = (clinicId: string, serviceId: string, from: string, to: string) =>
+  `/v1/availability?clinic_id=${clinicId}&service_id=${serviceId}&from=${from}&to=${to}`;
 const keyPath = (key: AvailabilityKey) => availabilityPath(key.clinicId, key.serviceId, key.date, key.date);
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
@@ -121,7 +122,9 @@ async function main(): Promise<void> {
             // Warm-up: every key in turn (each pass by another of its users); then at random.
             const n = turn++;
             const key = warm ? at(keys, n % keys.length) : random(keys);
-            const token = warm ? at(key.tokens, (Math.floor(n / keys.length) + n) % key.tokens.length) : random(key.tokens);
+            const token = warm
+              ? at(key.tokens, (Math.floor(n / keys.length) + n) % key.tokens.length)
+              : random(key.tokens);
             return { ...request, method: "GET", path: keyPath(key), headers: bearer(token) };
           },
         },
@@ -150,7 +153,12 @@ async function main(): Promise<void> {
         {
           setupRequest: (request) => {
             const { key, token, etag } = random(tagged);
-            return { ...request, method: "GET", path: keyPath(key), headers: { ...bearer(token), ...(etag ? { "if-none-match": etag } : {}) } };
+            return {
+              ...request,
+              method: "GET",
+              path: keyPath(key),
+              headers: { ...bearer(token), ...(etag ? { "if-none-match": etag } : {}) },
+            };
           },
         },
       ];
@@ -166,7 +174,12 @@ async function main(): Promise<void> {
           setupRequest: (request) => {
             const n = turn++;
             const from = addDays(spec.firstDate, (n % windows) * days);
-            const path = availabilityPath(clinic.id, at(clinic.anyServiceIds, n % clinic.anyServiceIds.length), from, addDays(from, days - 1));
+            const path = availabilityPath(
+              clinic.id,
+              at(clinic.anyServiceIds, n % clinic.anyServiceIds.length),
+              from,
+              addDays(from, days - 1),
+            );
             return { ...request, method: "GET", path, headers: bearer(random(clinic.tokens)) };
           },
         },
@@ -196,7 +209,10 @@ async function main(): Promise<void> {
         const start = n % startsPerWeek;
         const layer = Math.floor(n / startsPerWeek) % providers;
         const date = addDays(firstMonday, week * 7 + Math.floor(start / 16));
-        const serviceId = start % 2 === 0 ? at(clinic.assignedServiceIds, layer) : at(clinic.anyServiceIds, layer % clinic.anyServiceIds.length);
+        const serviceId =
+          start % 2 === 0
+            ? at(clinic.assignedServiceIds, layer)
+            : at(clinic.anyServiceIds, layer % clinic.anyServiceIds.length);
         return { serviceId, start: zonedInstant(date, 540 + (start % 16) * 30, clinic.timezone) };
       };
       let booked = 0;
@@ -213,8 +229,14 @@ async function main(): Promise<void> {
             const { serviceId, start } = nextSlot(clinic);
             const k = booked++;
             const headers: Record<string, string> = { ...json, ...bearer(random(clinic.tokens)) };
-            if (Math.random() < idempotentShare) headers["idempotency-key"] = `bench-${String(process.pid)}-${String(k)}-${Math.random().toString(36).slice(2)}`;
-            const sent: Sent = { path: `/v1/appointments?clinic_id=${clinic.id}`, headers, body: JSON.stringify({ service_id: serviceId, start, patient: { name: `Patient ${String(k)}` } }) };
+            if (Math.random() < idempotentShare)
+              headers["idempotency-key"] =
+                `bench-${String(process.pid)}-${String(k)}-${Math.random().toString(36).slice(2)}`;
+            const sent: Sent = {
+              path: `/v1/appointments?clinic_id=${clinic.id}`,
+              headers,
+              body: JSON.stringify({ service_id: serviceId, start, patient: { name: `Patient ${String(k)}` } }),
+            };
             if (headers["idempotency-key"]) c.first = sent;
             return { ...request, method: "POST", ...sent };
           },
@@ -222,7 +244,8 @@ async function main(): Promise<void> {
             const c = context as BookingContext;
             if (c.expect !== undefined) {
               retries.answered++;
-              if ((status === 200 || status === 201) && (JSON.parse(body) as { id?: string }).id === c.expect) retries.same++;
+              if ((status === 200 || status === 201) && (JSON.parse(body) as { id?: string }).id === c.expect)
+                retries.same++;
             } else if (c.first && status === 201) {
               const id = (JSON.parse(body) as { id?: string }).id;
               if (id) {
@@ -244,7 +267,10 @@ async function main(): Promise<void> {
   const result = await run(false, { duration: spec.seconds });
   const statuses: Record<string, number> = {};
   for (const [code, stat] of Object.entries(result.statusCodeStats ?? {})) statuses[code] = stat.count ?? 0;
-  const failed = Object.entries(statuses).reduce((sum, [code, count]) => (success(Number(code)) ? sum : sum + count), 0);
+  const failed = Object.entries(statuses).reduce(
+    (sum, [code, count]) => (success(Number(code)) ? sum : sum + count),
+    0,
+  );
   const out: LoadResult = {
     reqPerSec: Math.round(result.requests.average),
     p50ms: result.latency.p50,

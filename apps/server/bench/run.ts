@@ -42,7 +42,16 @@ import { type DbHandle, migrate, openDatabase, rowsOf } from "@clinic/db";
 import { addDays, zonedInstant } from "./dates.ts";
 import type { AvailabilityKey, LoadResult, LoadSpec } from "./load.ts";
 import { type BenchClinic, type BenchWorld, type WorldShape, removeWorld, seedWorld, zones } from "./seed.ts";
-import { type Sink, benchDatabaseUrl, cacheLookups, root, runLoad, shownUrl, startServer, startSink } from "./server.ts";
+import {
+  type Sink,
+  benchDatabaseUrl,
+  cacheLookups,
+  root,
+  runLoad,
+  shownUrl,
+  startServer,
+  startSink,
+} from "./server.ts";
 
 interface Options {
   seconds: number;
@@ -54,7 +63,10 @@ interface Options {
 }
 
 function parseOptions(argv: string[]): Options {
-  const values = (name: string) => argv.flatMap((arg, i) => (arg === `--${name}` ? [argv[i + 1] ?? ""] : arg.startsWith(`--${name}=`) ? [arg.slice(name.length + 3)] : []));
+  const values = (name: string) =>
+    argv.flatMap((arg, i) =>
+      arg === `--${name}` ? [argv[i + 1] ?? ""] : arg.startsWith(`--${name}=`) ? [arg.slice(name.length + 3)] : [],
+    );
   const number = (name: string, fallback: number) => {
     const text = values(name).at(-1);
     if (text === undefined) return fallback;
@@ -65,7 +77,8 @@ function parseOptions(argv: string[]): Options {
   const seconds = number("seconds", 30);
   const workers = values("workers").at(-1);
   const workerCounts = workers === undefined ? [1, 2] : workers.split(",").map(Number);
-  if (workerCounts.some((n) => !Number.isInteger(n) || n < 1)) throw new Error(`--workers must be N or a list such as 1,2, not ${workers ?? ""}`);
+  if (workerCounts.some((n) => !Number.isInteger(n) || n < 1))
+    throw new Error(`--workers must be N or a list such as 1,2, not ${workers ?? ""}`);
   const urls = values("db");
   return {
     seconds,
@@ -80,7 +93,15 @@ function parseOptions(argv: string[]): Options {
 const options = parseOptions(process.argv.slice(2));
 const { seconds, connections } = options;
 
-const shape: WorldShape = { clinics: 100, providersPerClinic: 10, users: 1000, anyServicesPerClinic: 2, largeClinicProviders: 50, webhookClinics: 20, webhookUrl: undefined };
+const shape: WorldShape = {
+  clinics: 100,
+  providersPerClinic: 10,
+  users: 1000,
+  anyServicesPerClinic: 2,
+  largeClinicProviders: 50,
+  webhookClinics: 20,
+  webhookUrl: undefined,
+};
 /** Dates of the rows (far ahead, so that no time rule of a service cuts them). */
 const hitDates = ["2029-03-05", "2029-03-06", "2029-03-07"];
 const missFirstDate = "2031-01-06";
@@ -140,7 +161,10 @@ function warn(line: string): void {
 }
 
 const load1 = () => Number((loadavg()[0] ?? 0).toFixed(2));
-const loadAverages = () => loadavg().map((n) => n.toFixed(2)).join(", ");
+const loadAverages = () =>
+  loadavg()
+    .map((n) => n.toFixed(2))
+    .join(", ");
 
 const first = <T>(list: readonly T[], what: string): T => {
   const value = list[0];
@@ -150,14 +174,21 @@ const first = <T>(list: readonly T[], what: string): T => {
 
 /** The slot-engine benchmark, run by @clinic/api's own `bench` script in a process of its own. */
 function runEngineBench(): EngineRow[] {
-  const out = execFileSync("npm", ["run", "--silent", "bench", "--", "--json"], { cwd: `${root}packages/api`, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
+  const out = execFileSync("npm", ["run", "--silent", "bench", "--", "--json"], {
+    cwd: `${root}packages/api`,
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   return JSON.parse(out.trim().split("\n").pop() ?? "[]") as EngineRow[];
 }
 
 /** One row of load from a process of its own, with progress and its warnings. */
 async function runRow(id: RowId, workers: number, spec: LoadSpec): Promise<HttpRow> {
   const name = rowNames[id];
-  const warm = spec.kind === "availability-hit" ? `every key ${String(spec.warmupPasses)} times` : `${String(spec.warmupSeconds)} s`;
+  const warm =
+    spec.kind === "availability-hit"
+      ? `every key ${String(spec.warmupPasses)} times`
+      : `${String(spec.warmupSeconds)} s`;
   console.log(`  ${name}: warm-up (${warm}), then ${String(spec.seconds)} s ...`);
   // With one process, /metrics tells whether the availability rows hit the cache as they mean to.
   const counted = workers === 1 && (id === "hit" || id === "revalidate" || id === "miss");
@@ -169,21 +200,38 @@ async function runRow(id: RowId, workers: number, spec: LoadSpec): Promise<HttpR
     const now = await cacheLookups(spec.base);
     row.cache = { hits: now.hits - lookups.hits, misses: now.misses - lookups.misses };
   }
-  const cache = row.cache ? `; cache ${String(row.cache.hits)} hits, ${String(row.cache.misses)} misses (warm-up included)` : "";
-  console.log(`    ${String(row.reqPerSec)} req/s, p50 ${String(row.p50ms)} ms, p99 ${String(row.p99ms)} ms, non-2xx ${String(row.non2xx)}, load ${String(row.load1)}${cache}`);
+  const cache = row.cache
+    ? `; cache ${String(row.cache.hits)} hits, ${String(row.cache.misses)} misses (warm-up included)`
+    : "";
+  console.log(
+    `    ${String(row.reqPerSec)} req/s, p50 ${String(row.p50ms)} ms, p99 ${String(row.p99ms)} ms, non-2xx ${String(row.non2xx)}, load ${String(row.load1)}${cache}`,
+  );
   const where = `WORKERS=${String(workers)}, ${name}`;
   if (row.cache && spec.kind === "availability-hit" && row.cache.misses > spec.keys.length) {
-    warn(`${where}: ${String(row.cache.misses)} cache misses, more than the ${String(spec.keys.length)} keys' first asks: not every request was a hit`);
+    warn(
+      `${where}: ${String(row.cache.misses)} cache misses, more than the ${String(spec.keys.length)} keys' first asks: not every request was a hit`,
+    );
   }
-  if (row.cache && id === "miss" && row.cache.hits > 0) warn(`${where}: ${String(row.cache.hits)} requests hit the cache`);
+  if (row.cache && id === "miss" && row.cache.hits > 0)
+    warn(`${where}: ${String(row.cache.hits)} requests hit the cache`);
   if (id === "revalidate" && row.etags) {
-    if (row.etags.with === 0) warn(`${where}: the server sent no ETag on availability, so this row measured 200s, not 304s (${String(row.non2xx)} answers were not 304)`);
-    else if (row.non2xx > 0) warn(`${where}: ${String(row.non2xx)} of ${String(row.total)} revalidations were not 304 (${String(row.etags.with)} of ${String(row.etags.of)} keys had an ETag)`);
+    if (row.etags.with === 0)
+      warn(
+        `${where}: the server sent no ETag on availability, so this row measured 200s, not 304s (${String(row.non2xx)} answers were not 304)`,
+      );
+    else if (row.non2xx > 0)
+      warn(
+        `${where}: ${String(row.non2xx)} of ${String(row.total)} revalidations were not 304 (${String(row.etags.with)} of ${String(row.etags.of)} keys had an ETag)`,
+      );
   } else if (row.non2xx > 0) {
-    warn(`${where}: ${String(row.non2xx)} of ${String(row.total)} answers were not 2xx (${JSON.stringify(row.statuses)}, ${String(row.errors)} errors): its req/s is not a figure of success`);
+    warn(
+      `${where}: ${String(row.non2xx)} of ${String(row.total)} answers were not 2xx (${JSON.stringify(row.statuses)}, ${String(row.errors)} errors): its req/s is not a figure of success`,
+    );
   }
   if (row.retries && row.retries.same < row.retries.answered) {
-    warn(`${where}: ${String(row.retries.answered - row.retries.same)} of ${String(row.retries.answered)} exact retries of a keyed booking did not answer the same appointment`);
+    warn(
+      `${where}: ${String(row.retries.answered - row.retries.same)} of ${String(row.retries.answered)} exact retries of a keyed booking did not answer the same appointment`,
+    );
   }
   return row;
 }
@@ -192,14 +240,26 @@ async function runRow(id: RowId, workers: number, spec: LoadSpec): Promise<HttpR
 async function deliveries(database: DbHandle, world: BenchWorld): Promise<{ planned: number; pending: number }> {
   const hooked = [...world.clinics, world.large].filter((c) => c.webhook);
   if (hooked.length === 0) return { planned: 0, pending: 0 };
-  const ids = sql.join(hooked.map((c) => sql`${c.id}::uuid`), sql`, `);
+  const ids = sql.join(
+    hooked.map((c) => sql`${c.id}::uuid`),
+    sql`, `,
+  );
   const rows = rowsOf<{ planned: number; pending: number }>(
-    await database.db.execute(sql`select count(*)::int as planned, (count(*) filter (where status = 'pending'))::int as pending from webhook_deliveries where clinic_id in (${ids})`),
+    await database.db.execute(
+      sql`select count(*)::int as planned, (count(*) filter (where status = 'pending'))::int as pending from webhook_deliveries where clinic_id in (${ids})`,
+    ),
   );
   return rows[0] ?? { planned: 0, pending: 0 };
 }
 
-async function book(base: string, clinic: BenchClinic, token: string, serviceId: string, start: string, name: string): Promise<Response> {
+async function book(
+  base: string,
+  clinic: BenchClinic,
+  token: string,
+  serviceId: string,
+  start: string,
+  name: string,
+): Promise<Response> {
   return fetch(`${base}/v1/appointments?clinic_id=${clinic.id}`, {
     method: "POST",
     headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
@@ -213,15 +273,21 @@ async function httpBench(databaseUrl: string, sink: Sink): Promise<DatabaseResul
   const database = await openDatabase({ url: databaseUrl, poolMax: 2 });
   try {
     await migrate(database.db);
-    const postgres = rowsOf<{ server_version: string }>(await database.db.execute(sql`show server_version`))[0]?.server_version ?? "unknown";
+    const postgres =
+      rowsOf<{ server_version: string }>(await database.db.execute(sql`show server_version`))[0]?.server_version ??
+      "unknown";
     console.log(`\n${shown} (PostgreSQL ${postgres})`);
-    const world = await seedWorld(database, { ...shape, webhookUrl: sink.url }, (line) => { console.log(`  ${line}`); });
+    const world = await seedWorld(database, { ...shape, webhookUrl: sink.url }, (line) => {
+      console.log(`  ${line}`);
+    });
     try {
       console.log(`  pgbench TPC-B-like -s 10, ${String(connections)} clients, ${String(seconds)} s ...`);
       const before = load1();
       const tps = pgbench(databaseUrl);
       const calibration = tps === undefined ? undefined : { tps, load1: Math.max(before, load1()) };
-      console.log(calibration ? `    ${String(calibration.tps)} TPS` : "    pgbench not installed: no database calibration");
+      console.log(
+        calibration ? `    ${String(calibration.tps)} TPS` : "    pgbench not installed: no database calibration",
+      );
       const runs: WorkersRun[] = [];
       let week = 0;
       const clinics = world.clinics;
@@ -230,11 +296,15 @@ async function httpBench(databaseUrl: string, sink: Sink): Promise<DatabaseResul
       const common = { seconds, warmupSeconds: options.warmupSeconds, connections };
       const hitKeys: AvailabilityKey[] = clinics.flatMap((clinic) =>
         [clinic.assignedServiceIds[0], clinic.assignedServiceIds[1], clinic.anyServiceIds[0]].flatMap((serviceId) =>
-          serviceId === undefined ? [] : hitDates.map((date) => ({ clinicId: clinic.id, serviceId, date, tokens: clinic.tokens })),
+          serviceId === undefined
+            ? []
+            : hitDates.map((date) => ({ clinicId: clinic.id, serviceId, date, tokens: clinic.tokens })),
         ),
       );
       for (const workers of options.workerCounts) {
-        console.log(`\n  WORKERS=${String(workers)}: the compiled server, autocannon in its own process, ${String(connections)} connections, ${String(seconds)} s a row`);
+        console.log(
+          `\n  WORKERS=${String(workers)}: the compiled server, autocannon in its own process, ${String(connections)} connections, ${String(seconds)} s a row`,
+        );
         const server = await startServer(databaseUrl, workers);
         const received = sink.received();
         const planned = (await deliveries(database, world)).planned;
@@ -242,19 +312,58 @@ async function httpBench(databaseUrl: string, sink: Sink): Promise<DatabaseResul
           const { base } = server;
           // Week `reserved` holds the probe and the hot slot; the booking rows take the weeks after it.
           const reserved = addDays(bookingsMonday, week++ * 7);
-          const probe = await book(base, hotClinic, first(hotClinic.tokens, "token"), first(hotClinic.assignedServiceIds, "service"), zonedInstant(reserved, 600, hotClinic.timezone), "Probe");
+          const probe = await book(
+            base,
+            hotClinic,
+            first(hotClinic.tokens, "token"),
+            first(hotClinic.assignedServiceIds, "service"),
+            zonedInstant(reserved, 600, hotClinic.timezone),
+            "Probe",
+          );
           // One booking first: a benchmark of failures measures nothing.
-          if (probe.status !== 201) throw new Error(`the probe booking answered ${String(probe.status)}: ${await probe.text()}`);
+          if (probe.status !== 201)
+            throw new Error(`the probe booking answered ${String(probe.status)}: ${await probe.text()}`);
           const rows: HttpRow[] = [];
           rows.push(await runRow("readyz", workers, { ...common, kind: "get", base, path: "/readyz" }));
-          rows.push(await runRow("hit", workers, { ...common, kind: "availability-hit", base, keys: hitKeys, warmupPasses: 1 + 3 * workers }));
+          rows.push(
+            await runRow("hit", workers, {
+              ...common,
+              kind: "availability-hit",
+              base,
+              keys: hitKeys,
+              warmupPasses: 1 + 3 * workers,
+            }),
+          );
           rows.push(await runRow("revalidate", workers, { ...common, kind: "availability-304", base, keys: hitKeys }));
-          rows.push(await runRow("miss", workers, { ...common, kind: "availability-miss", base, clinic: world.large, firstDate: missFirstDate, days: missDays }));
+          rows.push(
+            await runRow("miss", workers, {
+              ...common,
+              kind: "availability-miss",
+              base,
+              clinic: world.large,
+              firstDate: missFirstDate,
+              days: missDays,
+            }),
+          );
           const bookingMix = { idempotentShare: 0.3, retryShare: 0.05 };
-          const spread = await runRow("bookings", workers, { ...common, kind: "bookings", base, clinics, firstMonday: addDays(bookingsMonday, week * 7), ...bookingMix });
+          const spread = await runRow("bookings", workers, {
+            ...common,
+            kind: "bookings",
+            base,
+            clinics,
+            firstMonday: addDays(bookingsMonday, week * 7),
+            ...bookingMix,
+          });
           week += spread.weeksUsed ?? 0;
           rows.push(spread);
-          const hot = await runRow("hot", workers, { ...common, kind: "bookings", base, clinics: [hotClinic], firstMonday: addDays(bookingsMonday, week * 7), ...bookingMix });
+          const hot = await runRow("hot", workers, {
+            ...common,
+            kind: "bookings",
+            base,
+            clinics: [hotClinic],
+            firstMonday: addDays(bookingsMonday, week * 7),
+            ...bookingMix,
+          });
           week += hot.weeksUsed ?? 0;
           rows.push(hot);
           // 50 simultaneous bookings of one slot through real HTTP connections.
@@ -263,19 +372,40 @@ async function httpBench(databaseUrl: string, sink: Sink): Promise<DatabaseResul
           const serviceId = first(hotSlotClinic.assignedServiceIds, "service");
           const statuses = await Promise.all(
             Array.from({ length: 50 }, async (_, k) => {
-              const answer = await book(base, hotSlotClinic, hotSlotClinic.tokens[k % hotSlotClinic.tokens.length] ?? "", serviceId, slot, `Hot ${String(k)}`);
+              const answer = await book(
+                base,
+                hotSlotClinic,
+                hotSlotClinic.tokens[k % hotSlotClinic.tokens.length] ?? "",
+                serviceId,
+                slot,
+                `Hot ${String(k)}`,
+              );
               await answer.arrayBuffer();
               return answer.status;
             }),
           );
-          const hotSlot = { created: statuses.filter((s) => s === 201).length, conflicts: statuses.filter((s) => s === 409).length, other: statuses.filter((s) => s !== 201 && s !== 409).length };
-          console.log(`    ${String(hotSlot.created)} × 201, ${String(hotSlot.conflicts)} × 409, ${String(hotSlot.other)} other`);
-          if (hotSlot.created !== 1 || hotSlot.other > 0) warn(`WORKERS=${String(workers)}: the hot slot answered ${String(hotSlot.created)} × 201, ${String(hotSlot.conflicts)} × 409, ${String(hotSlot.other)} other (expected exactly one 201 and 49 × 409)`);
+          const hotSlot = {
+            created: statuses.filter((s) => s === 201).length,
+            conflicts: statuses.filter((s) => s === 409).length,
+            other: statuses.filter((s) => s !== 201 && s !== 409).length,
+          };
+          console.log(
+            `    ${String(hotSlot.created)} × 201, ${String(hotSlot.conflicts)} × 409, ${String(hotSlot.other)} other`,
+          );
+          if (hotSlot.created !== 1 || hotSlot.other > 0)
+            warn(
+              `WORKERS=${String(workers)}: the hot slot answered ${String(hotSlot.created)} × 201, ${String(hotSlot.conflicts)} × 409, ${String(hotSlot.other)} other (expected exactly one 201 and 49 × 409)`,
+            );
           const now = await deliveries(database, world);
           const webhooks = { planned: now.planned - planned, received: sink.received() - received };
-          console.log(`  webhooks: ${String(webhooks.planned)} deliveries planned during this run, ${String(webhooks.received)} received by the sink, ${String(now.pending)} pending`);
+          console.log(
+            `  webhooks: ${String(webhooks.planned)} deliveries planned during this run, ${String(webhooks.received)} received by the sink, ${String(now.pending)} pending`,
+          );
           if (webhooks.received === 0) warn(`WORKERS=${String(workers)}: the webhook sink received no delivery`);
-          else if (webhooks.received < webhooks.planned / 2) warn(`WORKERS=${String(workers)}: webhook deliveries lag the bookings: ${String(webhooks.planned)} planned during the run, ${String(webhooks.received)} received (${String(now.pending)} still pending)`);
+          else if (webhooks.received < webhooks.planned / 2)
+            warn(
+              `WORKERS=${String(workers)}: webhook deliveries lag the bookings: ${String(webhooks.planned)} planned during the run, ${String(webhooks.received)} received (${String(now.pending)} still pending)`,
+            );
           runs.push({ workers, rows, hotSlot, webhooks });
         } finally {
           await server.stop();
@@ -299,12 +429,17 @@ function pgbench(databaseUrl: string): number | undefined {
   url.pathname = "/postgres";
   const name = `bench_pgbench_${String(process.pid)}`;
   const admin = url.toString();
-  execFileSync("psql", [admin, "-qc", `drop database if exists ${name}`, "-c", `create database ${name}`], { stdio: "ignore" });
+  execFileSync("psql", [admin, "-qc", `drop database if exists ${name}`, "-c", `create database ${name}`], {
+    stdio: "ignore",
+  });
   url.pathname = `/${name}`;
   const target = url.toString();
   try {
     execFileSync(which, ["-q", "-i", "-s", "10", target], { stdio: "ignore" });
-    const out = execFileSync(which, ["-c", String(connections), "-j", "2", "-T", String(seconds), target], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
+    const out = execFileSync(which, ["-c", String(connections), "-j", "2", "-T", String(seconds), target], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+    });
     return Math.round(Number(/tps = ([\d.]+)/.exec(out)?.[1] ?? 0));
   } finally {
     execFileSync("psql", [admin, "-qc", `drop database if exists ${name} with (force)`], { stdio: "ignore" });
@@ -315,13 +450,21 @@ type Cell = string | number;
 
 function table(headers: string[], rows: Cell[][]): string {
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
-  const line = (cells: Cell[]) => cells.map((c, i) => String(c).padEnd(widths[i] ?? 0)).join("  ").trimEnd();
+  const line = (cells: Cell[]) =>
+    cells
+      .map((c, i) => String(c).padEnd(widths[i] ?? 0))
+      .join("  ")
+      .trimEnd();
   return [line(headers), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n");
 }
 
 function markdown(headers: string[], rows: Cell[][]): string {
   const escape = (c: Cell) => String(c).replaceAll("|", "\\|");
-  return [`| ${headers.map(escape).join(" | ")} |`, `|${headers.map(() => "---").join("|")}|`, ...rows.map((r) => `| ${r.map(escape).join(" | ")} |`)].join("\n");
+  return [
+    `| ${headers.map(escape).join(" | ")} |`,
+    `|${headers.map(() => "---").join("|")}|`,
+    ...rows.map((r) => `| ${r.map(escape).join(" | ")} |`),
+  ].join("\n");
 }
 
 const percent = (a: number, b: number) => (b > 0 ? Math.round((a / b) * 100) : undefined);
@@ -330,7 +473,8 @@ const mark = (ok: boolean) => (ok ? "✓" : "✗");
 /** The ratio table: one row per figure, one column per database and WORKERS. */
 function ratioTable(results: DatabaseResult[]): { headers: string[]; rows: Cell[][] } {
   const columns = results.flatMap((result) => result.runs.map((run) => ({ result, run })));
-  const label = (result: DatabaseResult, run: WorkersRun) => (results.length > 1 ? `${result.url} WORKERS=${String(run.workers)}` : `WORKERS=${String(run.workers)}`);
+  const label = (result: DatabaseResult, run: WorkersRun) =>
+    results.length > 1 ? `${result.url} WORKERS=${String(run.workers)}` : `WORKERS=${String(run.workers)}`;
   const row = (id: RowId, run: WorkersRun) => run.rows.find((r) => r.id === id);
   const ratio = (a: number | undefined, b: number | undefined, target: number) => {
     const p = a === undefined || b === undefined ? undefined : percent(a, b);
@@ -338,40 +482,106 @@ function ratioTable(results: DatabaseResult[]): { headers: string[]; rows: Cell[
   };
   const tps = (result: DatabaseResult) => result.pgbench?.tps;
   const lines: [string, string, (result: DatabaseResult, run: WorkersRun) => Cell][] = [
-    [`bookings/s across ${String(shape.clinics)} clinics ÷ pgbench TPC-B-like TPS`, "≥ 50%", (result, run) => ratio(row("bookings", run)?.reqPerSec, tps(result), 50)],
-    ["bookings/s one hot clinic ÷ pgbench TPC-B-like TPS", "≥ 25%", (result, run) => ratio(row("hot", run)?.reqPerSec, tps(result), 25)],
-    ["availability cache hit req/s ÷ /readyz req/s", "≥ 80%", (_, run) => ratio(row("hit", run)?.reqPerSec, row("readyz", run)?.reqPerSec, 80)],
-    ["availability 304 req/s ÷ /readyz req/s", "≥ 90%", (_, run) => {
-      const r = row("revalidate", run);
-      const text = ratio(r?.reqPerSec, row("readyz", run)?.reqPerSec, 90);
-      return r?.etags?.with === 0 ? `${text}, 200s: no ETag` : text;
-    }],
-    [`availability miss p99 ms (${String(shape.largeClinicProviders)} providers × ${String(missDays)} days, ${String(connections)} connections)`, "< 50 ms", (_, run) => {
-      const p99 = row("miss", run)?.p99ms;
-      return p99 === undefined ? "n/a" : `${String(p99)} ms ${mark(p99 < 50)}`;
-    }],
-    ["the hot slot: 50 simultaneous bookings of one slot", "1 × 201, 49 × 409", (_, run) => `${String(run.hotSlot.created)} × 201, ${String(run.hotSlot.conflicts)} × 409${run.hotSlot.other > 0 ? `, ${String(run.hotSlot.other)} other` : ""} ${mark(run.hotSlot.created === 1 && run.hotSlot.conflicts === 49)}`],
-    ["exact retries of a keyed booking answering the same appointment", "all", (_, run) => {
-      const answered = run.rows.reduce((n, r) => n + (r.retries?.answered ?? 0), 0);
-      const same = run.rows.reduce((n, r) => n + (r.retries?.same ?? 0), 0);
-      return `${String(same)} / ${String(answered)} ${mark(same === answered)}`;
-    }],
-    ["webhook deliveries received by the sink during the run, of those planned", "> 0", (_, run) => `${String(run.webhooks.received)} of ${String(run.webhooks.planned)} ${mark(run.webhooks.received > 0)}`],
+    [
+      `bookings/s across ${String(shape.clinics)} clinics ÷ pgbench TPC-B-like TPS`,
+      "≥ 50%",
+      (result, run) => ratio(row("bookings", run)?.reqPerSec, tps(result), 50),
+    ],
+    [
+      "bookings/s one hot clinic ÷ pgbench TPC-B-like TPS",
+      "≥ 25%",
+      (result, run) => ratio(row("hot", run)?.reqPerSec, tps(result), 25),
+    ],
+    [
+      "availability cache hit req/s ÷ /readyz req/s",
+      "≥ 80%",
+      (_, run) => ratio(row("hit", run)?.reqPerSec, row("readyz", run)?.reqPerSec, 80),
+    ],
+    [
+      "availability 304 req/s ÷ /readyz req/s",
+      "≥ 90%",
+      (_, run) => {
+        const r = row("revalidate", run);
+        const text = ratio(r?.reqPerSec, row("readyz", run)?.reqPerSec, 90);
+        return r?.etags?.with === 0 ? `${text}, 200s: no ETag` : text;
+      },
+    ],
+    [
+      `availability miss p99 ms (${String(shape.largeClinicProviders)} providers × ${String(missDays)} days, ${String(connections)} connections)`,
+      "< 50 ms",
+      (_, run) => {
+        const p99 = row("miss", run)?.p99ms;
+        return p99 === undefined ? "n/a" : `${String(p99)} ms ${mark(p99 < 50)}`;
+      },
+    ],
+    [
+      "the hot slot: 50 simultaneous bookings of one slot",
+      "1 × 201, 49 × 409",
+      (_, run) =>
+        `${String(run.hotSlot.created)} × 201, ${String(run.hotSlot.conflicts)} × 409${run.hotSlot.other > 0 ? `, ${String(run.hotSlot.other)} other` : ""} ${mark(run.hotSlot.created === 1 && run.hotSlot.conflicts === 49)}`,
+    ],
+    [
+      "exact retries of a keyed booking answering the same appointment",
+      "all",
+      (_, run) => {
+        const answered = run.rows.reduce((n, r) => n + (r.retries?.answered ?? 0), 0);
+        const same = run.rows.reduce((n, r) => n + (r.retries?.same ?? 0), 0);
+        return `${String(same)} / ${String(answered)} ${mark(same === answered)}`;
+      },
+    ],
+    [
+      "webhook deliveries received by the sink during the run, of those planned",
+      "> 0",
+      (_, run) =>
+        `${String(run.webhooks.received)} of ${String(run.webhooks.planned)} ${mark(run.webhooks.received > 0)}`,
+    ],
   ];
-  return { headers: ["figure", "target", ...columns.map(({ result, run }) => label(result, run))], rows: lines.map(([name, target, cell]) => [name, target, ...columns.map(({ result, run }) => cell(result, run))]) };
+  return {
+    headers: ["figure", "target", ...columns.map(({ result, run }) => label(result, run))],
+    rows: lines.map(([name, target, cell]) => [name, target, ...columns.map(({ result, run }) => cell(result, run))]),
+  };
 }
 
 /** The raw figures: pgbench and every row of every run. */
 function rawTable(results: DatabaseResult[]): { headers: string[]; rows: Cell[][] } {
   const several = results.length > 1;
   const rows: Cell[][] = results.flatMap((result) => [
-    [...(several ? [result.url] : []), `pgbench TPC-B-like -s 10 (TPS)`, "", result.pgbench?.tps ?? "n/a", "", "", "", result.pgbench?.load1 ?? ""],
-    ...result.runs.flatMap((run) => run.rows.map((r) => [...(several ? [result.url] : []), r.name, run.workers, r.reqPerSec, r.p50ms, r.p99ms, r.non2xx, r.load1])),
+    [
+      ...(several ? [result.url] : []),
+      `pgbench TPC-B-like -s 10 (TPS)`,
+      "",
+      result.pgbench?.tps ?? "n/a",
+      "",
+      "",
+      "",
+      result.pgbench?.load1 ?? "",
+    ],
+    ...result.runs.flatMap((run) =>
+      run.rows.map((r) => [
+        ...(several ? [result.url] : []),
+        r.name,
+        run.workers,
+        r.reqPerSec,
+        r.p50ms,
+        r.p99ms,
+        r.non2xx,
+        r.load1,
+      ]),
+    ),
   ]);
-  return { headers: [...(several ? ["database"] : []), "row", "WORKERS", "req/s", "p50 ms", "p99 ms", "non-2xx", "load avg"], rows };
+  return {
+    headers: [...(several ? ["database"] : []), "row", "WORKERS", "req/s", "p50 ms", "p99 ms", "non-2xx", "load avg"],
+    rows,
+  };
 }
 
-function machine(postgres: string[]): { nproc: number; cpu: string; memoryGiB: number; node: string; postgres: string[] } {
+function machine(postgres: string[]): {
+  nproc: number;
+  cpu: string;
+  memoryGiB: number;
+  node: string;
+  postgres: string[];
+} {
   const cpuinfo = existsSync("/proc/cpuinfo") ? readFileSync("/proc/cpuinfo", "utf8") : "";
   return {
     nproc: Number(execFileSync("nproc", { encoding: "utf8" }).trim()),
@@ -419,7 +629,9 @@ async function main() {
   console.log(`\n${machineLine}; ${loadLine}`);
   console.log(`\nRatios (this run's own calibrations):`);
   console.log(table(ratios.headers, ratios.rows));
-  console.log(`\nRows (non-2xx: answers that are not the row's success — on the 304 row, non-304 — and connection errors):`);
+  console.log(
+    `\nRows (non-2xx: answers that are not the row's success — on the 304 row, non-304 — and connection errors):`,
+  );
   console.log(table(raw.headers, raw.rows));
   if (warnings.length > 0) {
     console.log("");
@@ -444,7 +656,25 @@ async function main() {
   md.push("## HTTP", "", section, "");
 
   await mkdir("bench-results", { recursive: true });
-  await writeFile("bench-results/bench.json", JSON.stringify({ at: startedAt.toISOString(), command, machine: host, load: { start: loadAtStart, end: loadAtEnd }, world: shape, options, engine, http: results, ratios, warnings }, null, 2));
+  await writeFile(
+    "bench-results/bench.json",
+    JSON.stringify(
+      {
+        at: startedAt.toISOString(),
+        command,
+        machine: host,
+        load: { start: loadAtStart, end: loadAtEnd },
+        world: shape,
+        options,
+        engine,
+        http: results,
+        ratios,
+        warnings,
+      },
+      null,
+      2,
+    ),
+  );
   await writeFile("bench-results/bench.md", `${md.join("\n")}\n`);
   const docs = `${root}docs/performance.md`;
   const text = await readFile(docs, "utf8");

@@ -67,7 +67,11 @@ const at = <T>(list: readonly T[], i: number): T => {
 };
 
 /** Seeds the world; `progress` hears about each step. */
-export async function seedWorld(database: DbHandle, shape: WorldShape, progress: (line: string) => void = () => undefined): Promise<BenchWorld> {
+export async function seedWorld(
+  database: DbHandle,
+  shape: WorldShape,
+  progress: (line: string) => void = () => undefined,
+): Promise<BenchWorld> {
   const started = Date.now();
   const tag = randomBytes(4).toString("hex");
   const { db } = database;
@@ -83,33 +87,85 @@ export async function seedWorld(database: DbHandle, shape: WorldShape, progress:
   const addClinic = (name: string, timezone: string, providers: number, webhook: boolean): BenchClinic => {
     const id = randomUUID();
     clinicRows.push({ id, name, timezone });
-    hourRows.push(...weekdays.map((weekday) => ({ clinicId: id, scope: "clinic" as const, weekday, opensMin, closesMin })));
-    const clinic: BenchClinic = { id, name, timezone, providerIds: [], assignedServiceIds: [], anyServiceIds: [], tokens: [], webhook };
+    hourRows.push(
+      ...weekdays.map((weekday) => ({ clinicId: id, scope: "clinic" as const, weekday, opensMin, closesMin })),
+    );
+    const clinic: BenchClinic = {
+      id,
+      name,
+      timezone,
+      providerIds: [],
+      assignedServiceIds: [],
+      anyServiceIds: [],
+      tokens: [],
+      webhook,
+    };
     for (let p = 0; p < providers; p++) {
       const providerId = randomUUID();
       const email = `p${String(p)}-${id}@bench.test`;
       userRows.push({ id: providerId, email });
-      memberRows.push({ clinicId: id, userId: providerId, fullName: `Provider ${String(p).padStart(2, "0")}`, email, isProvider: true, status: "approved", clinicRole: "STAFF" });
-      hourRows.push(...weekdays.map((weekday) => ({ clinicId: id, scope: "provider" as const, providerId, weekday, opensMin, closesMin })));
+      memberRows.push({
+        clinicId: id,
+        userId: providerId,
+        fullName: `Provider ${String(p).padStart(2, "0")}`,
+        email,
+        isProvider: true,
+        status: "approved",
+        clinicRole: "STAFF",
+      });
+      hourRows.push(
+        ...weekdays.map((weekday) => ({
+          clinicId: id,
+          scope: "provider" as const,
+          providerId,
+          weekday,
+          opensMin,
+          closesMin,
+        })),
+      );
       const serviceId = randomUUID();
-      serviceRows.push({ id: serviceId, clinicId: id, name: `Consultation with provider ${String(p)}`, durationMin: 30, providerId });
+      serviceRows.push({
+        id: serviceId,
+        clinicId: id,
+        name: `Consultation with provider ${String(p)}`,
+        durationMin: 30,
+        providerId,
+      });
       clinic.providerIds.push(providerId);
       clinic.assignedServiceIds.push(serviceId);
     }
     for (let s = 0; s < shape.anyServicesPerClinic; s++) {
       const serviceId = randomUUID();
-      serviceRows.push({ id: serviceId, clinicId: id, name: `Check-up ${String(s)} (any provider)`, durationMin: 30, providerId: null });
+      serviceRows.push({
+        id: serviceId,
+        clinicId: id,
+        name: `Check-up ${String(s)} (any provider)`,
+        durationMin: 30,
+        providerId: null,
+      });
       clinic.anyServiceIds.push(serviceId);
     }
     if (webhook && shape.webhookUrl) {
-      webhookRows.push({ clinicId: id, url: `${shape.webhookUrl}/${id}`, eventTypes: ["*"], description: "bench sink", active: true, secret: `whsec_${randomBytes(24).toString("base64")}` });
+      webhookRows.push({
+        clinicId: id,
+        url: `${shape.webhookUrl}/${id}`,
+        eventTypes: ["*"],
+        description: "bench sink",
+        active: true,
+        secret: `whsec_${randomBytes(24).toString("base64")}`,
+      });
     }
     world.push(clinic);
     return clinic;
   };
 
   for (let c = 0; c < shape.clinics; c++) {
-    addClinic(`Bench ${tag} clinic ${String(c).padStart(3, "0")}`, at(zones, c % zones.length), shape.providersPerClinic, webhookEvery > 0 && c % webhookEvery === 0 && c / webhookEvery < shape.webhookClinics);
+    addClinic(
+      `Bench ${tag} clinic ${String(c).padStart(3, "0")}`,
+      at(zones, c % zones.length),
+      shape.providersPerClinic,
+      webhookEvery > 0 && c % webhookEvery === 0 && c / webhookEvery < shape.webhookClinics,
+    );
   }
   const large = addClinic(`Bench ${tag} large clinic`, "Europe/Berlin", shape.largeClinicProviders, false);
   const regular = world.slice(0, shape.clinics);
@@ -123,12 +179,20 @@ export async function seedWorld(database: DbHandle, shape: WorldShape, progress:
     const own = regular.length > 0 ? [at(regular, u % regular.length)] : [];
     const theirs = u < 20 || own.length === 0 ? [...own, large] : own;
     for (const clinic of theirs) {
-      memberRows.push({ clinicId: clinic.id, userId, fullName: `${u % 3 === 0 ? "Staff" : "Agent"} ${String(u)}`, email, clinicRole: u % 3 === 0 ? "STAFF" : "BOOKING_AGENT" });
+      memberRows.push({
+        clinicId: clinic.id,
+        userId,
+        fullName: `${u % 3 === 0 ? "Staff" : "Agent"} ${String(u)}`,
+        email,
+        clinicRole: u % 3 === 0 ? "STAFF" : "BOOKING_AGENT",
+      });
     }
     members.push({ userId, email, clinics: theirs });
   }
 
-  progress(`seeding ${String(clinicRows.length)} clinics, ${String(userRows.length)} users, ${String(memberRows.length)} memberships, ${String(hourRows.length)} work hours, ${String(serviceRows.length)} services, ${String(webhookRows.length)} webhooks ...`);
+  progress(
+    `seeding ${String(clinicRows.length)} clinics, ${String(userRows.length)} users, ${String(memberRows.length)} memberships, ${String(hourRows.length)} work hours, ${String(serviceRows.length)} services, ${String(webhookRows.length)} webhooks ...`,
+  );
   await batched(clinicRows, (rows) => db.insert(clinics).values(rows));
   await batched(userRows, (rows) => db.insert(users).values(rows));
   await batched(memberRows, (rows) => db.insert(clinicMembers).values(rows));
@@ -153,6 +217,14 @@ export async function removeWorld(database: DbHandle, world: BenchWorld): Promis
   const clinicIds = [...world.clinics, world.large].map((c) => c.id);
   await batched(clinicIds, (ids) => database.db.delete(clinics).where(inArray(clinics.id, ids)), 20);
   await batched(world.userIds, (ids) => database.db.delete(users).where(inArray(users.id, ids)), 1000);
-  const queue = rowsOf<{ job: string | null }>(await database.db.execute(sql`select to_regclass('pgboss.job')::text as job`))[0]?.job;
-  if (queue) await database.db.execute(sql`delete from pgboss.job where data->>'clinicId' in (${sql.join(clinicIds.map((id) => sql`${id}`), sql`, `)})`);
+  const queue = rowsOf<{ job: string | null }>(
+    await database.db.execute(sql`select to_regclass('pgboss.job')::text as job`),
+  )[0]?.job;
+  if (queue)
+    await database.db.execute(
+      sql`delete from pgboss.job where data->>'clinicId' in (${sql.join(
+        clinicIds.map((id) => sql`${id}`),
+        sql`, `,
+      )})`,
+    );
 }

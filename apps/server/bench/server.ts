@@ -33,7 +33,9 @@ function freePort(): Promise<number> {
   return new Promise((resolve) => {
     const server = createServer().listen(0, "127.0.0.1", () => {
       const address = server.address();
-      server.close(() => { resolve(typeof address === "object" && address ? address.port : 0); });
+      server.close(() => {
+        resolve(typeof address === "object" && address ? address.port : 0);
+      });
     });
   });
 }
@@ -102,7 +104,11 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
   try {
     const file = join(dir, "spec.json");
     await writeFile(file, JSON.stringify(spec));
-    const { stdout } = await execFileAsync(process.execPath, ["--import", "tsx", "apps/server/bench/load.ts", file], { cwd: root, encoding: "utf8", maxBuffer: 16 * 1024 * 1024 });
+    const { stdout } = await execFileAsync(process.execPath, ["--import", "tsx", "apps/server/bench/load.ts", file], {
+      cwd: root,
+      encoding: "utf8",
+      maxBuffer: 16 * 1024 * 1024,
+    });
     return JSON.parse(stdout.trim().split("\n").pop() ?? "{}") as LoadResult;
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -116,7 +122,8 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
 export async function cacheLookups(base: string): Promise<{ hits: number; misses: number }> {
   const answer = await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${benchMetricsToken}` } });
   const text = await answer.text();
-  const count = (result: string) => Number(new RegExp(`^availability_cache_requests_total\\{result="${result}"\\} (\\d+)`, "m").exec(text)?.[1] ?? 0);
+  const count = (result: string) =>
+    Number(new RegExp(`^availability_cache_requests_total\\{result="${result}"\\} (\\d+)`, "m").exec(text)?.[1] ?? 0);
   return { hits: count("hit"), misses: count("miss") };
 }
 
@@ -150,7 +157,9 @@ export async function startSink(): Promise<Sink> {
     stop: () =>
       new Promise((resolve) => {
         server.closeAllConnections();
-        server.close(() => { resolve(); });
+        server.close(() => {
+          resolve();
+        });
       }),
   };
 }

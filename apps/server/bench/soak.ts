@@ -20,7 +20,21 @@ const rssMb = async (pid: number) => {
 
 const database = await openDatabase({ url: databaseUrl, poolMax: 2 });
 await migrate(database.db);
-const world = await seedWorld(database, { clinics: 10, providersPerClinic: 10, users: 100, anyServicesPerClinic: 2, largeClinicProviders: 50, webhookClinics: 0, webhookUrl: undefined }, (line) => { console.log(line); });
+const world = await seedWorld(
+  database,
+  {
+    clinics: 10,
+    providersPerClinic: 10,
+    users: 100,
+    anyServicesPerClinic: 2,
+    largeClinicProviders: 50,
+    webhookClinics: 0,
+    webhookUrl: undefined,
+  },
+  (line) => {
+    console.log(line);
+  },
+);
 const server = await startServer(databaseUrl, 1);
 const { base, pid } = server;
 const samples: { s: number; rssMb: number }[] = [{ s: 0, rssMb: await rssMb(pid) }];
@@ -29,13 +43,30 @@ console.log(`soak: ${String(minutes)} min on ${shownUrl(databaseUrl)}; idle RSS 
 // Rounds of load, each from a process of its own: a cache-hit row, a cache-miss row, a booking row.
 const started = Date.now();
 const common = { base, seconds: 10, warmupSeconds: 0, connections: 10 };
-const keys: AvailabilityKey[] = world.clinics.flatMap((clinic) => clinic.assignedServiceIds.slice(0, 3).map((serviceId) => ({ clinicId: clinic.id, serviceId, date: "2029-03-06", tokens: clinic.tokens })));
+const keys: AvailabilityKey[] = world.clinics.flatMap((clinic) =>
+  clinic.assignedServiceIds
+    .slice(0, 3)
+    .map((serviceId) => ({ clinicId: clinic.id, serviceId, date: "2029-03-06", tokens: clinic.tokens })),
+);
 // Each round's misses start 7,000 days after the last round's (new keys); its bookings in the weeks after the last round's.
 let week = 0;
 const rows = (round: number): LoadSpec[] => [
   { ...common, kind: "availability-hit", keys, warmupPasses: 1 },
-  { ...common, kind: "availability-miss", clinic: world.large, firstDate: addDays("2031-01-06", (round % 300) * 7000), days: 7 },
-  { ...common, kind: "bookings", clinics: world.clinics, firstMonday: addDays("2030-01-07", week * 7), idempotentShare: 0.3, retryShare: 0.05 },
+  {
+    ...common,
+    kind: "availability-miss",
+    clinic: world.large,
+    firstDate: addDays("2031-01-06", (round % 300) * 7000),
+    days: 7,
+  },
+  {
+    ...common,
+    kind: "bookings",
+    clinics: world.clinics,
+    firstMonday: addDays("2030-01-07", week * 7),
+    idempotentShare: 0.3,
+    retryShare: 0.05,
+  },
 ];
 let round = 0;
 const sampler = setInterval(() => {
