@@ -36,16 +36,39 @@ if (task === "start") {
   // The server compiled (apps/server/dist, esbuild, source maps) and the reference pages
   // (apps/web/dist); turbo caches both builds, so a restart without changes only checks hashes.
   console.log("Building the server and the web pages (cached after the first start) ...");
-  runOrExit(pnpm[0], [...pnpm.slice(1), "exec", "turbo", "run", "build", "--filter=@clinic/server", "--filter=@clinic/web", "--output-logs=errors-only"]);
+  runOrExit(pnpm[0], [
+    ...pnpm.slice(1),
+    "exec",
+    "turbo",
+    "run",
+    "build",
+    "--filter=@clinic/server",
+    "--filter=@clinic/web",
+    "--output-logs=errors-only",
+  ]);
   // Node directly (no wrapper), so that SIGTERM reaches the server and its graceful shutdown.
-  const child = spawn(process.execPath, ["--enable-source-maps", "apps/server/dist/main.js", ...rest], { stdio: "inherit", cwd: root });
+  const child = spawn(process.execPath, ["--enable-source-maps", "apps/server/dist/main.js", ...rest], {
+    stdio: "inherit",
+    cwd: root,
+  });
   for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => child.kill(signal));
   child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
 } else if (task === "test") {
   // The formatter first (seconds): a file Prettier would change fails the test command, as lint does.
   console.log("Checking the formatting (prettier --check; `npm run format` fixes it) ...");
   runOrExit(pnpm[0], [...pnpm.slice(1), "exec", "prettier", "--check", "--log-level", "warn", "."]);
-  runOrExit(pnpm[0], [...pnpm.slice(1), "exec", "turbo", "run", "build", "lint", "typecheck", "test", "--concurrency=2", ...rest]);
+  runOrExit(pnpm[0], [
+    ...pnpm.slice(1),
+    "exec",
+    "turbo",
+    "run",
+    "build",
+    "lint",
+    "typecheck",
+    "test",
+    "--concurrency=2",
+    ...rest,
+  ]);
 } else if (task === "pnpm") {
   runOrExit(pnpm[0], [...pnpm.slice(1), ...rest]);
 } else if (task === "turbo") {
@@ -53,7 +76,11 @@ if (task === "start") {
 } else if (task === "agent") {
   // turbo finds pnpm only when it is on PATH, so it runs through the pinned pnpm here too. The build
   // log goes to stderr: stdout is the agent's conversation.
-  runOrExit(pnpm[0], [...pnpm.slice(1), "exec", "turbo", "run", "build", "--filter=@clinic/client", "--output-logs=errors-only"], ["ignore", 2, 2]);
+  runOrExit(
+    pnpm[0],
+    [...pnpm.slice(1), "exec", "turbo", "run", "build", "--filter=@clinic/client", "--output-logs=errors-only"],
+    ["ignore", 2, 2],
+  );
   const tsx = join(root, "node_modules", ".bin", process.platform === "win32" ? "tsx.cmd" : "tsx");
   const result = spawnSync(tsx, ["apps/agent/src/cli.ts", ...rest], { stdio: "inherit", cwd: root });
   process.exit(result.status ?? 1);

@@ -5,12 +5,15 @@
 import { readFileSync } from "node:fs";
 import workspace from "../../eslint.config.js";
 
-const { $comment: _comment, ...allowed } = JSON.parse(readFileSync(new URL("./module-dependencies.json", import.meta.url), "utf8"));
+const { $comment: _comment, ...allowed } = JSON.parse(
+  readFileSync(new URL("./module-dependencies.json", import.meta.url), "utf8"),
+);
 const modules = Object.keys(allowed);
 
 const routerLayer = {
   group: ["**/router/*", "**/router/**", "**/trpc.ts", "**/trpc"],
-  message: "Layers point down: only routers and the package entry may import routers or the procedure builders (docs/architecture.md).",
+  message:
+    "Layers point down: only routers and the package entry may import routers or the procedure builders (docs/architecture.md).",
 };
 /** `<prefix>/<module>/<file other than index.ts>`, where prefix leads into src/modules. */
 const throughIndex = (prefix) => ({
@@ -66,7 +69,13 @@ export default [
             { name: "@clinic/db", message: "The pure domain does no I/O: pass data in (docs/architecture.md)." },
             { name: "drizzle-orm", message: "The pure domain does no I/O: pass data in (docs/architecture.md)." },
           ],
-          patterns: [routerLayer, { group: ["**/modules/**", "../*"], message: "The pure domain imports nothing but itself (docs/architecture.md)." }],
+          patterns: [
+            routerLayer,
+            {
+              group: ["**/modules/**", "../*"],
+              message: "The pure domain imports nothing but itself (docs/architecture.md).",
+            },
+          ],
         },
       ],
     },

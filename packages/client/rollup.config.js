@@ -10,7 +10,8 @@ import { dts } from "rollup-plugin-dts";
 
 // Workspace packages are bundled (only @clinic/api/error-codes is imported at run time: a
 // module without imports); everything else stays an import of the consumer's dependencies.
-const external = (id) => !id.startsWith(".") && !id.startsWith("/") && !id.startsWith("\0") && !id.startsWith("@clinic/");
+const external = (id) =>
+  !id.startsWith(".") && !id.startsWith("/") && !id.startsWith("\0") && !id.startsWith("@clinic/");
 
 /** Resolves workspace imports through their package's `exports`, as Node would. */
 const workspace = {
@@ -27,7 +28,12 @@ const transpileTypeScript = {
     if (!id.endsWith(".ts")) return null;
     const out = ts.transpileModule(code, {
       fileName: id,
-      compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: true, sourceMap: true },
+      compilerOptions: {
+        module: ts.ModuleKind.ESNext,
+        target: ts.ScriptTarget.ES2022,
+        verbatimModuleSyntax: true,
+        sourceMap: true,
+      },
     });
     return { code: out.outputText, map: out.sourceMapText ? JSON.parse(out.sourceMapText) : null };
   },

@@ -33,7 +33,8 @@ export interface AgentOptions {
   json: boolean;
 }
 
-export type ParsedArgs = { kind: "help" } | { kind: "usage"; message: string; json: boolean } | { kind: "run"; options: AgentOptions };
+export type ParsedArgs =
+  { kind: "help" } | { kind: "usage"; message: string; json: boolean } | { kind: "run"; options: AgentOptions };
 
 export const defaultUrl = "http://127.0.0.1:3000";
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -76,13 +77,20 @@ export function parseAgentArgs(argv: readonly string[], env: EnvSettings): Parse
   const token = values.token ?? env.token;
   if (!token) return { kind: "usage", message: "an access token is needed: --token <jwt> (or CLINIC_TOKEN)", json };
   const url = values.url ?? env.url ?? defaultUrl;
-  if (!/^https?:\/\/[^\s/]+/i.test(url)) return { kind: "usage", message: `--url must be an http(s) URL, got "${url}"`, json };
+  if (!/^https?:\/\/[^\s/]+/i.test(url))
+    return { kind: "usage", message: `--url must be an http(s) URL, got "${url}"`, json };
   const clinicId = values.clinic ?? env.clinic;
-  if (clinicId !== undefined && !uuidPattern.test(clinicId)) return { kind: "usage", message: `--clinic must be a clinic UUID, got "${clinicId}"`, json };
+  if (clinicId !== undefined && !uuidPattern.test(clinicId))
+    return { kind: "usage", message: `--clinic must be a clinic UUID, got "${clinicId}"`, json };
   if (values.phone !== undefined && !e164Pattern.test(values.phone)) {
-    return { kind: "usage", message: `--phone must be an E.164 number such as +4930123456, got "${values.phone}"`, json };
+    return {
+      kind: "usage",
+      message: `--phone must be an E.164 number such as +4930123456, got "${values.phone}"`,
+      json,
+    };
   }
-  if (values.email !== undefined && !emailPattern.test(values.email)) return { kind: "usage", message: `--email is not an e-mail address: "${values.email}"`, json };
+  if (values.email !== undefined && !emailPattern.test(values.email))
+    return { kind: "usage", message: `--email is not an e-mail address: "${values.email}"`, json };
   const name = values.name?.trim();
   if (name === "") return { kind: "usage", message: "--name must not be empty", json };
   const yes = values.yes ?? false;
@@ -90,6 +98,16 @@ export function parseAgentArgs(argv: readonly string[], env: EnvSettings): Parse
   if (yes && name === undefined) return { kind: "usage", message: "--name is required with --yes", json };
   return {
     kind: "run",
-    options: { text, url, token, clinicId: clinicId?.toLowerCase(), name, email: values.email, phone: values.phone, yes, json: values.json ?? false },
+    options: {
+      text,
+      url,
+      token,
+      clinicId: clinicId?.toLowerCase(),
+      name,
+      email: values.email,
+      phone: values.phone,
+      yes,
+      json: values.json ?? false,
+    },
   };
 }

@@ -10,7 +10,8 @@ export interface EnvSettings {
   clinic: string | undefined;
 }
 
-const nonEmpty = (value: string | undefined): string | undefined => (value && value.trim().length > 0 ? value.trim() : undefined);
+const nonEmpty = (value: string | undefined): string | undefined =>
+  value && value.trim().length > 0 ? value.trim() : undefined;
 
 /** Reads CLINIC_URL, CLINIC_TOKEN and CLINIC_ID (empty values count as absent). */
 export function readEnvSettings(env: Readonly<Record<string, string | undefined>> = process.env): EnvSettings {

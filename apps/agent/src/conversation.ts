@@ -70,7 +70,11 @@ export async function bookFromText(run: Run): Promise<Outcome> {
           service_id: service.id,
           start: chosen.slot.start,
           ...(provider.id ? { provider_id: provider.id } : {}),
-          patient: { name, ...(options.email ? { email: options.email } : {}), ...(options.phone ? { phone_e164: options.phone } : {}) },
+          patient: {
+            name,
+            ...(options.email ? { email: options.email } : {}),
+            ...(options.phone ? { phone_e164: options.phone } : {}),
+          },
           // A retry of this request (e.g. after a lost response) must not book twice.
           idempotency_key: randomUUID(),
         }),
@@ -78,7 +82,13 @@ export async function bookFromText(run: Run): Promise<Outcome> {
       return {
         status: "booked",
         clinic: { id: clinic.id, name: clinic.name, timezone: clinic.timezone },
-        service: { id: service.id, name: service.name, duration_min: service.duration_min, provider_id: service.provider_id, provider_name: service.provider_name },
+        service: {
+          id: service.id,
+          name: service.name,
+          duration_min: service.duration_min,
+          provider_id: service.provider_id,
+          provider_name: service.provider_name,
+        },
         appointment,
         start_local: localOf(appointment.start, clinic.timezone),
         end_local: localOf(appointment.end, clinic.timezone),
@@ -119,11 +129,22 @@ async function findService(run: Run, clinic: Clinic, request: ParsedRequest): Pr
   // With a provider named, also search without the name: service names need not contain it.
   const bare = mention ? withoutMention(request.serviceQuery, mention) : "";
   const queries = bare && bare !== request.serviceQuery ? [request.serviceQuery, bare] : [request.serviceQuery];
-  const answers = await spin("Searching services", () => Promise.all(queries.map((q) => api.services.search.query({ clinic_id: clinic.id, q, limit: 5 }))));
+  const answers = await spin("Searching services", () =>
+    Promise.all(queries.map((q) => api.services.search.query({ clinic_id: clinic.id, q, limit: 5 }))),
+  );
   const merged = mergeMatches(answers.map((a) => a.matches));
   if (merged.length === 0) {
-    const { services } = await spin("Listing services", () => api.services.list.query({ clinic_id: clinic.id, limit: 500 }));
-    return { status: "no_matching_service", query: request.serviceQuery, closest: closestNames(request.serviceQuery, services.map((s) => s.name)) };
+    const { services } = await spin("Listing services", () =>
+      api.services.list.query({ clinic_id: clinic.id, limit: 500 }),
+    );
+    return {
+      status: "no_matching_service",
+      query: request.serviceQuery,
+      closest: closestNames(
+        request.serviceQuery,
+        services.map((s) => s.name),
+      ),
+    };
   }
   const { matches, narrowed } = narrowByProvider(merged, mention);
   const [best] = matches;
@@ -160,7 +181,12 @@ async function findService(run: Run, clinic: Clinic, request: ParsedRequest): Pr
  * named in the text is looked up in the provider list — which needs the STAFF role, so for other
  * callers the name is skipped and any free provider will do.
  */
-async function providerFor(run: Run, clinic: Clinic, service: Service, mention: string | undefined): Promise<{ id: string | undefined; name: string | null }> {
+async function providerFor(
+  run: Run,
+  clinic: Clinic,
+  service: Service,
+  mention: string | undefined,
+): Promise<{ id: string | undefined; name: string | null }> {
   if (service.provider_id !== null) {
     if (mention && service.provider_name && !mentionMatchesName(mention, service.provider_name)) {
       // The mention may not be a name at all ("with hot stones"), so state the fact, not a contradiction.
@@ -171,7 +197,9 @@ async function providerFor(run: Run, clinic: Clinic, service: Service, mention: 
   if (!mention) return { id: undefined, name: null };
   let providers;
   try {
-    ({ providers } = await run.spin("Looking up providers", () => run.api.providers.list.query({ clinic_id: clinic.id, q: mention, status: "approved" })));
+    ({ providers } = await run.spin("Looking up providers", () =>
+      run.api.providers.list.query({ clinic_id: clinic.id, q: mention, status: "approved" }),
+    ));
   } catch (error) {
     if (errorCodeOf(error) !== "FORBIDDEN") throw error;
     run.say(`Note: checking provider names needs the STAFF role; any provider will do.`);
@@ -183,6 +211,10 @@ async function providerFor(run: Run, clinic: Clinic, service: Service, mention: 
     run.say(`Provider: ${only.full_name}.`);
     return { id: only.user_id, name: only.full_name };
   }
-  run.say(named.length > 1 ? `Note: several providers match "${mention}"; any of them will do.` : `Note: no provider matches "${mention}"; any provider will do.`);
+  run.say(
+    named.length > 1
+      ? `Note: several providers match "${mention}"; any of them will do.`
+      : `Note: no provider matches "${mention}"; any provider will do.`,
+  );
   return { id: undefined, name: null };
 }

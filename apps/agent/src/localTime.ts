@@ -4,7 +4,8 @@
 import { Temporal } from "temporal-polyfill";
 
 const plainDate = (date: string) => Temporal.PlainDate.from(date);
-const zoned = (instant: Date, timeZone: string) => Temporal.Instant.fromEpochMilliseconds(instant.getTime()).toZonedDateTimeISO(timeZone);
+const zoned = (instant: Date, timeZone: string) =>
+  Temporal.Instant.fromEpochMilliseconds(instant.getTime()).toZonedDateTimeISO(timeZone);
 
 /** The date `n` days after `date`. Calendar arithmetic, so DST never shifts it. */
 export function addDays(date: string, n: number): string {

@@ -28,7 +28,10 @@ export async function main(argv: readonly string[], io: AgentIO): Promise<number
     return exitCodes.booked;
   }
   if (parsed.kind === "usage") {
-    if (parsed.json) io.stdout(`${JSON.stringify({ status: "usage_error", message: parsed.message, exit_code: exitCodes.usage }, null, 2)}\n`);
+    if (parsed.json)
+      io.stdout(
+        `${JSON.stringify({ status: "usage_error", message: parsed.message, exit_code: exitCodes.usage }, null, 2)}\n`,
+      );
     else io.stderr(`error: ${parsed.message}\n(see --help)\n`);
     return exitCodes.usage;
   }

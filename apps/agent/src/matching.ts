@@ -47,9 +47,14 @@ export function mergeMatches<M extends ServiceMatch>(lists: readonly (readonly M
  * matches the mention, plus unassigned ones (any provider may do those). When nothing fits, the
  * mention was not a provider ("with hot stones"), so all matches stay.
  */
-export function narrowByProvider<M extends ServiceMatch>(matches: readonly M[], mention: string | undefined): { matches: M[]; narrowed: boolean } {
+export function narrowByProvider<M extends ServiceMatch>(
+  matches: readonly M[],
+  mention: string | undefined,
+): { matches: M[]; narrowed: boolean } {
   if (!mention) return { matches: [...matches], narrowed: false };
-  const named = matches.filter((m) => m.service.provider_name !== null && mentionMatchesName(mention, m.service.provider_name));
+  const named = matches.filter(
+    (m) => m.service.provider_name !== null && mentionMatchesName(mention, m.service.provider_name),
+  );
   if (named.length === 0) return { matches: [...matches], narrowed: false };
   const unassigned = matches.filter((m) => m.service.provider_id === null);
   return { matches: [...named, ...unassigned].sort((a, b) => b.score - a.score), narrowed: true };

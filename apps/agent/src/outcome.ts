@@ -20,7 +20,15 @@ export type Outcome =
       wanted: WantedJson;
     }
   | { status: "no_matching_service"; query: string; closest: string[] }
-  | { status: "no_slots"; service: string; provider: string | null; from: string; to: string; timezone: string; wanted: WantedJson }
+  | {
+      status: "no_slots";
+      service: string;
+      provider: string | null;
+      from: string;
+      to: string;
+      timezone: string;
+      wanted: WantedJson;
+    }
   | {
       status: "not_booked";
       reason: string;
@@ -72,7 +80,12 @@ export const exitCodeOf: Record<Outcome["status"], number> = {
 export function failureOf(error: unknown, url: string): Outcome {
   const problem = problemOf(error);
   if (problem) {
-    return { status: "error", code: problem.code, detail: problem.detail, ...(problem.errors.length > 0 ? { errors: problem.errors } : {}) };
+    return {
+      status: "error",
+      code: problem.code,
+      detail: problem.detail,
+      ...(problem.errors.length > 0 ? { errors: problem.errors } : {}),
+    };
   }
   const message = error instanceof Error ? error.message : String(error);
   const cause = error instanceof Error && error.cause instanceof Error ? error.cause : undefined;

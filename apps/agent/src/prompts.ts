@@ -13,14 +13,24 @@ export async function chooseSlot(
   proposals: RankedSlot<Slot>[],
   wanted: WantedTime,
 ): Promise<RankedSlot<Slot> | undefined> {
-  run.say(`Free slots for ${service.name} (${String(service.duration_min)} min${providerName ? `, ${providerName}` : ""}):`);
+  run.say(
+    `Free slots for ${service.name} (${String(service.duration_min)} min${providerName ? `, ${providerName}` : ""}):`,
+  );
   proposals.forEach((p, i) => {
-    const outside = p.inWanted ? "" : `  (outside ${wanted.partOfDay ? `the ${wanted.partOfDay.name}` : "the wanted day"})`;
-    run.say(`  ${String(i + 1)}. ${formatLocal(p.slot.start_local)}–${localOf(p.slot.end, clinic.timezone).slice(11)}${outside}`);
+    const outside = p.inWanted
+      ? ""
+      : `  (outside ${wanted.partOfDay ? `the ${wanted.partOfDay.name}` : "the wanted day"})`;
+    run.say(
+      `  ${String(i + 1)}. ${formatLocal(p.slot.start_local)}–${localOf(p.slot.end, clinic.timezone).slice(11)}${outside}`,
+    );
   });
   if (run.options.yes) return proposals[0];
   if (!run.interactive) return undefined;
-  const index = await askNumber(run, `Book which? [1-${String(proposals.length)}, Enter = 1, q = quit] `, proposals.length);
+  const index = await askNumber(
+    run,
+    `Book which? [1-${String(proposals.length)}, Enter = 1, q = quit] `,
+    proposals.length,
+  );
   return index === undefined ? undefined : proposals[index];
 }
 

@@ -60,7 +60,11 @@ export function rankSlots<S extends SlotLike>(slots: readonly S[], wanted: Wante
  * The slots to offer: up to `max` in the wanted window; when fewer than `min` are, the nearest
  * others fill up to `min`, so the patient always sees some choice.
  */
-export function proposeSlots<S extends SlotLike>(slots: readonly S[], wanted: WantedTime, options: { min?: number; max?: number } = {}): RankedSlot<S>[] {
+export function proposeSlots<S extends SlotLike>(
+  slots: readonly S[],
+  wanted: WantedTime,
+  options: { min?: number; max?: number } = {},
+): RankedSlot<S>[] {
   const min = options.min ?? 3;
   const max = options.max ?? 5;
   const ranked = rankSlots(slots, wanted);

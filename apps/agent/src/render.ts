@@ -23,7 +23,9 @@ export function report(run: Run, outcome: Outcome): void {
     case "no_matching_service":
       io.stderr(
         `No service matches "${outcome.query}".` +
-          (outcome.closest.length > 0 ? ` Closest names: ${outcome.closest.map((n) => `"${n}"`).join(", ")}.\n` : " The clinic has no similar service.\n"),
+          (outcome.closest.length > 0
+            ? ` Closest names: ${outcome.closest.map((n) => `"${n}"`).join(", ")}.\n`
+            : " The clinic has no similar service.\n"),
       );
       return;
     case "no_slots":
@@ -42,7 +44,10 @@ export function report(run: Run, outcome: Outcome): void {
       );
       return;
     case "error":
-      io.stderr(`error: ${outcome.code}: ${outcome.detail}\n` + (outcome.errors ?? []).map((e) => `  ${e.path}: ${e.message}\n`).join(""));
+      io.stderr(
+        `error: ${outcome.code}: ${outcome.detail}\n` +
+          (outcome.errors ?? []).map((e) => `  ${e.path}: ${e.message}\n`).join(""),
+      );
       return;
   }
 }

@@ -39,4 +39,3 @@ export interface Run {
   /** Conversation output: stdout in text mode, nothing with --json. */
   say: (line: string) => void;
 }
-

@@ -51,8 +51,8 @@ export const defaultRangeDates = 7;
 
 // Words that carry no meaning for the service search (the API's fuzzy search scores every word).
 const fillerWords = new Set(
+  // Contractions split at the apostrophe ("i'd" → "i", "d"), so their pieces are listed too.
   (
-    // Contractions split at the apostrophe ("i'd" → "i", "d"), so their pieces are listed too.
     "a an the i d m s ll ve me my we us our you your please pls want wanna would like love need needs get have " +
     "book booking books schedule reserve make appointment appointments appt session slot time could can may " +
     "for with by at on in of to from around about some any or and also just one new there is are be it " +
@@ -137,14 +137,19 @@ function providerMentionIn(text: string): string | undefined {
  */
 export function parseRequest(text: string, now: Date, timeZone: string): ParsedRequest {
   const today = todayIn(now, timeZone);
-  const results = chrono.casual.parse(text, { instant: now, timezone: offsetMinutesAt(now, timeZone) }, { forwardDate: true });
+  const results = chrono.casual.parse(
+    text,
+    { instant: now, timezone: offsetMinutesAt(now, timeZone) },
+    { forwardDate: true },
+  );
   const partOfDay = partOfDayIn(text);
 
   const named = new Set<string>();
   let timeOfDay: number | undefined;
   for (const result of results) {
     // chrono leaves the day of "this week" uncertain, yet the phrase names dates all the same.
-    if (namesADate(result.start) || /\bweek(?:end)?\b/i.test(result.text)) for (const date of datesOfResult(result, today)) named.add(date);
+    if (namesADate(result.start) || /\bweek(?:end)?\b/i.test(result.text))
+      for (const date of datesOfResult(result, today)) named.add(date);
     timeOfDay ??= timeOfDayOf(result, partOfDay);
   }
   const preferredDates = [...named].filter((d) => daysBetween(today, d) >= 0).sort();
@@ -160,7 +165,14 @@ export function parseRequest(text: string, now: Date, timeZone: string): ParsedR
           timeOfDay,
           defaultRange: false,
         }
-      : { from: today, to: addDays(today, defaultRangeDates - 1), preferredDates: [], partOfDay, timeOfDay, defaultRange: true };
+      : {
+          from: today,
+          to: addDays(today, defaultRangeDates - 1),
+          preferredDates: [],
+          partOfDay,
+          timeOfDay,
+          defaultRange: true,
+        };
 
   // Blank out the date phrases (keeping offsets) before looking for words and a provider name.
   let rest = text;

@@ -2,7 +2,10 @@
 
 /** Lower case, accents removed, so "Müller" and "muller" compare equal. */
 export function fold(text: string): string {
-  return text.normalize("NFD").replace(/\p{Diacritic}/gu, "").toLowerCase();
+  return text
+    .normalize("NFD")
+    .replace(/\p{Diacritic}/gu, "")
+    .toLowerCase();
 }
 
 /** The words of a text (letters and digits), folded. */

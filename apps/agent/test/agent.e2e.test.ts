@@ -20,13 +20,32 @@ describe("booking agent, end to end", () => {
     const c = await bookableClinic(server);
     const run = captureIO();
     const code = await main(
-      ["a deep tissue massage with Anna next Tuesday afternoon", "--url", server.url(), "--token", c.agent.token, "--yes", "--json", "--name", "Pat Doe", "--email", "pat@example.test", "--phone", "+4915112345678"],
+      [
+        "a deep tissue massage with Anna next Tuesday afternoon",
+        "--url",
+        server.url(),
+        "--token",
+        c.agent.token,
+        "--yes",
+        "--json",
+        "--name",
+        "Pat Doe",
+        "--email",
+        "pat@example.test",
+        "--phone",
+        "+4915112345678",
+      ],
       { ...run.io, env: noEnv },
     );
     expect(run.stderr()).toBe("");
     expect(code).toBe(0);
     const result = run.json();
-    expect(result).toMatchObject({ status: "booked", exit_code: 0, clinic: { id: c.clinic.id }, service: { id: c.services.deepTissue.id, provider_name: "Anna Berg" } });
+    expect(result).toMatchObject({
+      status: "booked",
+      exit_code: 0,
+      clinic: { id: c.clinic.id },
+      service: { id: c.services.deepTissue.id, provider_name: "Anna Berg" },
+    });
     const startLocal = String(result.start_local);
     expect(weekdayOf(startLocal)).toBe(2);
     expect(hourOf(startLocal)).toBeGreaterThanOrEqual(12);
@@ -47,15 +66,26 @@ describe("booking agent, end to end", () => {
   it("lets the user choose the service and the slot, and asks for the name", async () => {
     const c = await bookableClinic(server);
     const run = captureIO({ answers: ["2", "2", "Sam Patient"] });
-    const code = await main(["massage next wednesday morning", "--url", server.url(), "--token", c.agent.token, "--clinic", c.clinic.id], { ...run.io, env: noEnv });
+    const code = await main(
+      ["massage next wednesday morning", "--url", server.url(), "--token", c.agent.token, "--clinic", c.clinic.id],
+      { ...run.io, env: noEnv },
+    );
     expect(run.stderr()).toBe("");
     expect(code).toBe(0);
-    expect(run.questions).toEqual(["Which service? [1-2, Enter = 1, q = quit] ", "Book which? [1-5, Enter = 1, q = quit] ", "Patient name: "]);
+    expect(run.questions).toEqual([
+      "Which service? [1-2, Enter = 1, q = quit] ",
+      "Book which? [1-5, Enter = 1, q = quit] ",
+      "Patient name: ",
+    ]);
     const text = run.stdout();
-    expect(text).toMatch(/Several services match "massage":\n {2}1\. Deep Tissue Massage - Anna Berg \(60 min, Anna Berg\) +score \d\.\d\d\n {2}2\. Sports Massage - Ben Koch/);
+    expect(text).toMatch(
+      /Several services match "massage":\n {2}1\. Deep Tissue Massage - Anna Berg \(60 min, Anna Berg\) +score \d\.\d\d\n {2}2\. Sports Massage - Ben Koch/,
+    );
     // Ben works from 09:00: the second morning proposal of his 30-minute service is 09:30.
     expect(text).toMatch(/2\. Wed \d+ \w+ \d{4} 09:30–10:00/);
-    expect(text).toMatch(/Booked: Sports Massage - Ben Koch with Ben Koch, Wed \d+ \w+ \d{4} 09:30–10:00 \(Europe\/Berlin\)\.\nAppointment [0-9a-f-]{36} for Sam Patient\./);
+    expect(text).toMatch(
+      /Booked: Sports Massage - Ben Koch with Ben Koch, Wed \d+ \w+ \d{4} 09:30–10:00 \(Europe\/Berlin\)\.\nAppointment [0-9a-f-]{36} for Sam Patient\./,
+    );
     const { appointments } = await c.api.appointments.list.query({ clinic_id: c.clinic.id });
     expect(appointments.map((a) => [a.service_id, a.patient.name])).toEqual([[c.services.sports.id, "Sam Patient"]]);
   });
@@ -63,7 +93,10 @@ describe("booking agent, end to end", () => {
   it("books nothing when the user quits", async () => {
     const c = await bookableClinic(server);
     const run = captureIO({ answers: ["q"] });
-    const code = await main(["sports massage next thursday", "--url", server.url(), "--token", c.agent.token], { ...run.io, env: noEnv });
+    const code = await main(["sports massage next thursday", "--url", server.url(), "--token", c.agent.token], {
+      ...run.io,
+      env: noEnv,
+    });
     expect(code).toBe(3);
     expect(run.stderr()).toBe("Nothing booked: no slot chosen.\n");
     expect((await c.api.appointments.list.query({ clinic_id: c.clinic.id })).appointments).toEqual([]);
@@ -72,10 +105,17 @@ describe("booking agent, end to end", () => {
   it("without --yes and with nobody to ask, prints the proposals and books nothing (exit 3)", async () => {
     const c = await bookableClinic(server);
     const run = captureIO();
-    const code = await main(["sports massage next thursday at 2pm", "--url", server.url(), "--token", c.agent.token, "--json"], { ...run.io, env: noEnv });
+    const code = await main(
+      ["sports massage next thursday at 2pm", "--url", server.url(), "--token", c.agent.token, "--json"],
+      { ...run.io, env: noEnv },
+    );
     expect(code).toBe(3);
     const result = run.json();
-    expect(result).toMatchObject({ status: "not_booked", reason: "pass --yes to book the first proposal", wanted: { time_of_day: "14:00" } });
+    expect(result).toMatchObject({
+      status: "not_booked",
+      reason: "pass --yes to book the first proposal",
+      wanted: { time_of_day: "14:00" },
+    });
     const proposals = result.proposals as { start_local: string; in_wanted_time: boolean }[];
     expect(proposals.map((p) => p.start_local.slice(11))).toEqual(["14:00", "13:30", "14:30", "13:00", "15:00"]);
   });
@@ -84,7 +124,18 @@ describe("booking agent, end to end", () => {
     const c = await bookableClinic(server);
     const run = captureIO();
     const code = await main(
-      ["physiotherapy assessment with Ben next friday", "--url", server.url(), "--token", c.staff.token, "--clinic", c.clinic.id, "--yes", "--name", "Pat"],
+      [
+        "physiotherapy assessment with Ben next friday",
+        "--url",
+        server.url(),
+        "--token",
+        c.staff.token,
+        "--clinic",
+        c.clinic.id,
+        "--yes",
+        "--name",
+        "Pat",
+      ],
       { ...run.io, env: noEnv },
     );
     expect(run.stderr()).toBe("");
@@ -98,7 +149,16 @@ describe("booking agent, end to end", () => {
     const c = await bookableClinic(server);
     const run = captureIO();
     const code = await main(
-      ["physiotherapy assessment with Ben next friday", "--url", server.url(), "--token", c.agent.token, "--yes", "--name", "Pat"],
+      [
+        "physiotherapy assessment with Ben next friday",
+        "--url",
+        server.url(),
+        "--token",
+        c.agent.token,
+        "--yes",
+        "--name",
+        "Pat",
+      ],
       { ...run.io, env: noEnv },
     );
     expect(code).toBe(0);
@@ -114,12 +174,20 @@ describe("booking agent, end to end", () => {
       if (stolen === undefined && target.includes("appointments.book") && typeof init?.body === "string") {
         const body = JSON.parse(init.body) as Record<string, { json: { start: string } }>;
         stolen = body["0"]?.json.start ?? "";
-        await c.api.appointments.book.mutate({ clinic_id: c.clinic.id, service_id: c.services.sports.id, start: stolen, patient: { name: "Someone Else" } });
+        await c.api.appointments.book.mutate({
+          clinic_id: c.clinic.id,
+          service_id: c.services.sports.id,
+          start: stolen,
+          patient: { name: "Someone Else" },
+        });
       }
       return fetch(input, init);
     };
     const run = captureIO({ fetch: racingFetch });
-    const code = await main(["sports massage next monday", "--url", server.url(), "--token", c.agent.token, "--yes", "--name", "Pat"], { ...run.io, env: noEnv });
+    const code = await main(
+      ["sports massage next monday", "--url", server.url(), "--token", c.agent.token, "--yes", "--name", "Pat"],
+      { ...run.io, env: noEnv },
+    );
     expect(run.stderr()).toBe("");
     expect(code).toBe(0);
     expect(run.stdout()).toMatch(/Mon \d+ \w+ \d{4} 09:00 was just taken\./);
@@ -133,7 +201,10 @@ describe("booking agent, end to end", () => {
   it("says when no service matches (exit 3), with the closest names as JSON", async () => {
     const c = await bookableClinic(server);
     const run = captureIO();
-    const code = await main(["a haircut tomorrow", "--url", server.url(), "--token", c.agent.token, "--json"], { ...run.io, env: noEnv });
+    const code = await main(["a haircut tomorrow", "--url", server.url(), "--token", c.agent.token, "--json"], {
+      ...run.io,
+      env: noEnv,
+    });
     expect(code).toBe(3);
     expect(run.json()).toMatchObject({ status: "no_matching_service", query: "haircut", closest: [], exit_code: 3 });
   });
@@ -141,15 +212,23 @@ describe("booking agent, end to end", () => {
   it("says which dates it looked at when there is no slot (exit 3)", async () => {
     const c = await bookableClinic(server);
     const run = captureIO();
-    const code = await main(["sports massage next sunday", "--url", server.url(), "--token", c.agent.token, "--yes", "--name", "Pat"], { ...run.io, env: noEnv });
+    const code = await main(
+      ["sports massage next sunday", "--url", server.url(), "--token", c.agent.token, "--yes", "--name", "Pat"],
+      { ...run.io, env: noEnv },
+    );
     expect(code).toBe(3);
-    expect(run.stderr()).toMatch(/^No free slots for Sports Massage - Ben Koch with Ben Koch on Sun \d+ \w+ \d{4} \(clinic time, Europe\/Berlin\)\. Try other days\.\n$/);
+    expect(run.stderr()).toMatch(
+      /^No free slots for Sports Massage - Ben Koch with Ben Koch on Sun \d+ \w+ \d{4} \(clinic time, Europe\/Berlin\)\. Try other days\.\n$/,
+    );
   });
 
   it("searches the next 7 days from today when the text names no date", async () => {
     const c = await bookableClinic(server);
     const run = captureIO();
-    const code = await main(["sports massage", "--url", server.url(), "--token", c.agent.token, "--json"], { ...run.io, env: noEnv });
+    const code = await main(["sports massage", "--url", server.url(), "--token", c.agent.token, "--json"], {
+      ...run.io,
+      env: noEnv,
+    });
     expect(code).toBe(3);
     const today = berlinToday();
     const wanted = run.json().wanted as { from: string; to: string; default_range: boolean };
@@ -162,12 +241,31 @@ describe("booking agent, end to end", () => {
     const c = await bookableClinic(server);
     const outsider = await newIdentity();
     const run = captureIO();
-    const code = await main(["sports massage", "--url", server.url(), "--token", outsider.token, "--clinic", c.clinic.id, "--yes", "--name", "Pat"], { ...run.io, env: noEnv });
+    const code = await main(
+      [
+        "sports massage",
+        "--url",
+        server.url(),
+        "--token",
+        outsider.token,
+        "--clinic",
+        c.clinic.id,
+        "--yes",
+        "--name",
+        "Pat",
+      ],
+      { ...run.io, env: noEnv },
+    );
     expect(code).toBe(1);
     expect(run.stderr()).toBe("error: FORBIDDEN: you are not a member of this clinic\n");
 
     const json = captureIO();
-    expect(await main(["sports massage", "--url", server.url(), "--token", "not-a-jwt", "--json"], { ...json.io, env: noEnv })).toBe(1);
+    expect(
+      await main(["sports massage", "--url", server.url(), "--token", "not-a-jwt", "--json"], {
+        ...json.io,
+        env: noEnv,
+      }),
+    ).toBe(1);
     expect(json.json()).toMatchObject({ status: "error", code: "UNAUTHENTICATED", exit_code: 1 });
   });
 
@@ -175,14 +273,27 @@ describe("booking agent, end to end", () => {
     const a = await bookableClinic(server);
     const b = await bookableClinic(server);
     const both = await newIdentity();
-    for (const c of [a, b]) await c.api.members.add.mutate({ clinic_id: c.clinic.id, user_id: both.id, email: both.email, full_name: "Both Clinics" });
+    for (const c of [a, b])
+      await c.api.members.add.mutate({
+        clinic_id: c.clinic.id,
+        user_id: both.id,
+        email: both.email,
+        full_name: "Both Clinics",
+      });
     const run = captureIO();
-    expect(await main(["sports massage", "--url", server.url(), "--token", both.token], { ...run.io, env: noEnv })).toBe(2);
+    expect(
+      await main(["sports massage", "--url", server.url(), "--token", both.token], { ...run.io, env: noEnv }),
+    ).toBe(2);
     expect(run.stderr()).toContain("error: you are a member of 2 clinics; pass one with --clinic\n");
     expect(run.stderr()).toContain(`--clinic ${a.clinic.id}`);
 
     const nobody = captureIO();
-    expect(await main(["sports massage", "--url", server.url(), "--token", (await newIdentity()).token], { ...nobody.io, env: noEnv })).toBe(2);
+    expect(
+      await main(["sports massage", "--url", server.url(), "--token", (await newIdentity()).token], {
+        ...nobody.io,
+        env: noEnv,
+      }),
+    ).toBe(2);
     expect(nobody.stderr()).toBe("error: you are not a member of any clinic; pass --clinic <uuid>\n");
   });
 
@@ -221,12 +332,30 @@ describe("booking agent, failures before any booking", () => {
   it("drops the `--` that pnpm passes through before the text", async () => {
     const run = captureIO();
     expect(await main(["--", "massage", "--json"], { ...run.io, env: noEnv })).toBe(2);
-    expect(run.json()).toEqual({ status: "usage_error", message: "an access token is needed: --token <jwt> (or CLINIC_TOKEN)", exit_code: 2 });
+    expect(run.json()).toEqual({
+      status: "usage_error",
+      message: "an access token is needed: --token <jwt> (or CLINIC_TOKEN)",
+      exit_code: 2,
+    });
   });
 
   it("says so when the server cannot be reached (exit 1)", async () => {
     const run = captureIO();
-    const code = await main(["massage", "--url", "http://127.0.0.1:9", "--token", "t", "--clinic", crypto.randomUUID(), "--yes", "--name", "Pat"], { ...run.io, env: noEnv });
+    const code = await main(
+      [
+        "massage",
+        "--url",
+        "http://127.0.0.1:9",
+        "--token",
+        "t",
+        "--clinic",
+        crypto.randomUUID(),
+        "--yes",
+        "--name",
+        "Pat",
+      ],
+      { ...run.io, env: noEnv },
+    );
     expect(code).toBe(1);
     expect(run.stderr()).toMatch(/^error: NETWORK: cannot reach the server at http:\/\/127\.0\.0\.1:9/);
   });

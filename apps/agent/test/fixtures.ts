@@ -44,7 +44,9 @@ export async function bookableClinic(server: Server) {
   };
   const anna = await provider("Anna Berg");
   const ben = await provider("Ben Koch");
-  const service = async (name: string, durationMin: number, providerId: string | null) => ({ id: await addService(db, clinicId, { name, durationMin, providerId }) });
+  const service = async (name: string, durationMin: number, providerId: string | null) => ({
+    id: await addService(db, clinicId, { name, durationMin, providerId }),
+  });
   return {
     api: createClient({ url: server.url(), token: fixture.admin.token }) satisfies ClinicClient,
     clinic: { id: clinicId },
@@ -91,5 +93,10 @@ export function captureIO(options: { answers?: string[]; fetch?: AgentIO["fetch"
 
 /** Today's date in Berlin. */
 export function berlinToday(): string {
-  return new Intl.DateTimeFormat("en-CA", { timeZone: "Europe/Berlin", year: "numeric", month: "2-digit", day: "2-digit" }).format(new Date());
+  return new Intl.DateTimeFormat("en-CA", {
+    timeZone: "Europe/Berlin",
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+  }).format(new Date());
 }

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { closestNames, isAmbiguous, mentionMatchesName, mergeMatches, narrowByProvider, similarity } from "../src/matching.ts";
+import {
+  closestNames,
+  isAmbiguous,
+  mentionMatchesName,
+  mergeMatches,
+  narrowByProvider,
+  similarity,
+} from "../src/matching.ts";
 
 const match = (id: string, name: string, score: number, provider: string | null = null) => ({
   service: { id, name, provider_id: provider ? `user-${provider}` : null, provider_name: provider },
@@ -27,7 +34,11 @@ describe("provider names", () => {
   });
 
   it("narrows matches to the named provider's and unassigned services, or keeps all when none fits", () => {
-    const matches = [match("ben", "Deep Tissue Massage - Ben Koch", 0.82, "Ben Koch"), match("anna", "Deep Tissue Massage - Anna Berg", 0.8, "Anna Berg"), match("any", "Deep Tissue Massage", 0.5)];
+    const matches = [
+      match("ben", "Deep Tissue Massage - Ben Koch", 0.82, "Ben Koch"),
+      match("anna", "Deep Tissue Massage - Anna Berg", 0.8, "Anna Berg"),
+      match("any", "Deep Tissue Massage", 0.5),
+    ];
     expect(narrowByProvider(matches, "Anna").matches.map((m) => m.service.id)).toEqual(["anna", "any"]);
     expect(narrowByProvider(matches, "Anna").narrowed).toBe(true);
     expect(narrowByProvider(matches, "hot stones")).toEqual({ matches, narrowed: false });
@@ -38,12 +49,20 @@ describe("provider names", () => {
 describe("mergeMatches", () => {
   it("keeps each service once with its best score, best first", () => {
     const merged = mergeMatches([[match("a", "A", 0.4), match("b", "B", 0.9)], [match("a", "A", 0.7)]]);
-    expect(merged.map((m) => [m.service.id, m.score])).toEqual([["b", 0.9], ["a", 0.7]]);
+    expect(merged.map((m) => [m.service.id, m.score])).toEqual([
+      ["b", 0.9],
+      ["a", 0.7],
+    ]);
   });
 });
 
 describe("closestNames", () => {
-  const names = ["Deep Tissue Massage - Anna Berg", "Sports Massage - Ben Koch", "Physiotherapy Assessment", "Acupuncture"];
+  const names = [
+    "Deep Tissue Massage - Anna Berg",
+    "Sports Massage - Ben Koch",
+    "Physiotherapy Assessment",
+    "Acupuncture",
+  ];
   it("suggests the names closest to a query the search found nothing for", () => {
     expect(closestNames("massge", names)[0]).toMatch(/Massage/);
     expect(closestNames("physio", names)).toContain("Physiotherapy Assessment");

@@ -38,13 +38,28 @@ describe("rankSlots / proposeSlots in Berlin's DST week", () => {
     expect(locals(proposals)).toEqual(["2026-03-28T09:00", "2026-03-30T08:00", "2026-03-30T09:00"]);
     expect(proposals.every((p) => p.inWanted)).toBe(true);
     // The UTC hours differ (08:00Z and 07:00Z for the same 09:00 on the wall) — the ranking does not care.
-    expect(proposals.map((p) => p.slot.start.toISOString())).toEqual(["2026-03-28T08:00:00.000Z", "2026-03-30T06:00:00.000Z", "2026-03-30T07:00:00.000Z"]);
+    expect(proposals.map((p) => p.slot.start.toISOString())).toEqual([
+      "2026-03-28T08:00:00.000Z",
+      "2026-03-30T06:00:00.000Z",
+      "2026-03-30T07:00:00.000Z",
+    ]);
   });
 
   it("puts the wanted day's afternoon first, then the nearest other times of that day", () => {
-    const monday = wanted({ from: "2026-03-30", to: "2026-03-30", preferredDates: ["2026-03-30"], partOfDay: partsOfDay.afternoon, defaultRange: false });
+    const monday = wanted({
+      from: "2026-03-30",
+      to: "2026-03-30",
+      preferredDates: ["2026-03-30"],
+      partOfDay: partsOfDay.afternoon,
+      defaultRange: false,
+    });
     const ranked = rankSlots(week, monday);
-    expect(locals(ranked).slice(0, 4)).toEqual(["2026-03-30T13:00", "2026-03-30T18:30", "2026-03-30T09:00", "2026-03-30T08:00"]);
+    expect(locals(ranked).slice(0, 4)).toEqual([
+      "2026-03-30T13:00",
+      "2026-03-30T18:30",
+      "2026-03-30T09:00",
+      "2026-03-30T08:00",
+    ]);
     expect(ranked[0]).toMatchObject({ inWanted: true, distanceMin: 0 });
     expect(ranked[1]).toMatchObject({ inWanted: false, distanceMin: 31 });
     // Only one slot is inside the afternoon: the nearest others fill the proposals up to three.
@@ -52,12 +67,28 @@ describe("rankSlots / proposeSlots in Berlin's DST week", () => {
   });
 
   it("orders by closeness to a named clock time", () => {
-    const at3 = wanted({ from: "2026-03-28", to: "2026-03-28", preferredDates: ["2026-03-28"], timeOfDay: 15 * 60, defaultRange: false });
-    expect(locals(rankSlots(week, at3)).slice(0, 3)).toEqual(["2026-03-28T15:00", "2026-03-28T13:00", "2026-03-28T09:00"]);
+    const at3 = wanted({
+      from: "2026-03-28",
+      to: "2026-03-28",
+      preferredDates: ["2026-03-28"],
+      timeOfDay: 15 * 60,
+      defaultRange: false,
+    });
+    expect(locals(rankSlots(week, at3)).slice(0, 3)).toEqual([
+      "2026-03-28T15:00",
+      "2026-03-28T13:00",
+      "2026-03-28T09:00",
+    ]);
   });
 
   it("prefers the named dates when several are searched, nearest date first for the rest", () => {
-    const named = wanted({ from: "2026-03-28", to: "2026-03-31", preferredDates: ["2026-03-31"], partOfDay: partsOfDay.afternoon, defaultRange: false });
+    const named = wanted({
+      from: "2026-03-28",
+      to: "2026-03-31",
+      preferredDates: ["2026-03-31"],
+      partOfDay: partsOfDay.afternoon,
+      defaultRange: false,
+    });
     const ranked = rankSlots(week, named);
     // Nothing on the 31st: every slot is outside the wish; the 30th's afternoon is closest to it.
     expect(ranked.every((r) => !r.inWanted)).toBe(true);
@@ -66,7 +97,13 @@ describe("rankSlots / proposeSlots in Berlin's DST week", () => {
 
   it("offers at most five, earliest first, when anything goes", () => {
     const proposals = proposeSlots(week, wanted({}));
-    expect(locals(proposals)).toEqual(["2026-03-28T09:00", "2026-03-28T13:00", "2026-03-28T15:00", "2026-03-30T08:00", "2026-03-30T09:00"]);
+    expect(locals(proposals)).toEqual([
+      "2026-03-28T09:00",
+      "2026-03-28T13:00",
+      "2026-03-28T15:00",
+      "2026-03-30T08:00",
+      "2026-03-30T09:00",
+    ]);
     expect(proposeSlots([], wanted({}))).toEqual([]);
   });
 });

@@ -23,29 +23,59 @@ describe("parseRequest", () => {
 
   it("defaults to the next 7 days from today when the text names no date", () => {
     const parsed = parseRequest("Sports massage please", wednesday, berlin);
-    expect(parsed.wanted).toMatchObject({ from: "2026-03-25", to: "2026-03-31", preferredDates: [], defaultRange: true, partOfDay: undefined });
+    expect(parsed.wanted).toMatchObject({
+      from: "2026-03-25",
+      to: "2026-03-31",
+      preferredDates: [],
+      defaultRange: true,
+      partOfDay: undefined,
+    });
     expect(parsed.serviceQuery).toBe("sports massage");
     expect(parsed.providerMention).toBeUndefined();
   });
 
   it("keeps a part of the day without a date, over the default week", () => {
     const parsed = parseRequest("physiotherapy assessment in the evening", wednesday, berlin);
-    expect(parsed.wanted).toMatchObject({ from: "2026-03-25", to: "2026-03-31", defaultRange: true, partOfDay: partsOfDay.evening });
+    expect(parsed.wanted).toMatchObject({
+      from: "2026-03-25",
+      to: "2026-03-31",
+      defaultRange: true,
+      partOfDay: partsOfDay.evening,
+    });
     expect(parsed.serviceQuery).toBe("physiotherapy assessment");
   });
 
   it("reads clock times, assuming daytime for a bare hour", () => {
-    expect(parseRequest("physio on friday at 3pm", wednesday, berlin).wanted).toMatchObject({ from: "2026-03-27", to: "2026-03-27", timeOfDay: 15 * 60 });
+    expect(parseRequest("physio on friday at 3pm", wednesday, berlin).wanted).toMatchObject({
+      from: "2026-03-27",
+      to: "2026-03-27",
+      timeOfDay: 15 * 60,
+    });
     expect(parseRequest("massage friday at 3", wednesday, berlin).wanted.timeOfDay).toBe(15 * 60);
-    expect(parseRequest("massage friday afternoon at 5", wednesday, berlin).wanted).toMatchObject({ timeOfDay: 17 * 60, partOfDay: partsOfDay.afternoon });
+    expect(parseRequest("massage friday afternoon at 5", wednesday, berlin).wanted).toMatchObject({
+      timeOfDay: 17 * 60,
+      partOfDay: partsOfDay.afternoon,
+    });
     expect(parseRequest("massage friday at 9:30", wednesday, berlin).wanted.timeOfDay).toBe(9 * 60 + 30);
-    expect(parseRequest("massage at noon", wednesday, berlin).wanted).toMatchObject({ timeOfDay: 12 * 60, defaultRange: true });
+    expect(parseRequest("massage at noon", wednesday, berlin).wanted).toMatchObject({
+      timeOfDay: 12 * 60,
+      defaultRange: true,
+    });
   });
 
   it("reads ranges, weeks, weekends and several days", () => {
-    expect(parseRequest("massage from monday to wednesday", wednesday, berlin).wanted).toMatchObject({ from: "2026-03-30", to: "2026-04-01" });
-    expect(parseRequest("massage next week", wednesday, berlin).wanted).toMatchObject({ from: "2026-03-30", to: "2026-04-05" });
-    expect(parseRequest("massage this weekend", wednesday, berlin).wanted.preferredDates).toEqual(["2026-03-28", "2026-03-29"]);
+    expect(parseRequest("massage from monday to wednesday", wednesday, berlin).wanted).toMatchObject({
+      from: "2026-03-30",
+      to: "2026-04-01",
+    });
+    expect(parseRequest("massage next week", wednesday, berlin).wanted).toMatchObject({
+      from: "2026-03-30",
+      to: "2026-04-05",
+    });
+    expect(parseRequest("massage this weekend", wednesday, berlin).wanted.preferredDates).toEqual([
+      "2026-03-28",
+      "2026-03-29",
+    ]);
     expect(parseRequest("massage next tuesday or thursday", wednesday, berlin).wanted).toMatchObject({
       from: "2026-03-26",
       to: "2026-03-31",
@@ -85,14 +115,23 @@ describe("parseRequest across Berlin's DST changes (the dates are the clinic's, 
     expect(parseRequest("massage on sunday", thursday, berlin).wanted.preferredDates).toEqual(["2026-03-29"]);
     expect(parseRequest("massage on monday", thursday, berlin).wanted.preferredDates).toEqual(["2026-03-30"]);
     // "this week" never starts before today.
-    expect(parseRequest("massage this week", thursday, berlin).wanted).toMatchObject({ from: "2026-03-26", to: "2026-03-29" });
-    expect(parseRequest("massage within the week", thursday, berlin).wanted).toMatchObject({ from: "2026-03-26", to: "2026-04-02" });
+    expect(parseRequest("massage this week", thursday, berlin).wanted).toMatchObject({
+      from: "2026-03-26",
+      to: "2026-03-29",
+    });
+    expect(parseRequest("massage within the week", thursday, berlin).wanted).toMatchObject({
+      from: "2026-03-26",
+      to: "2026-04-02",
+    });
   });
 
   it("takes 'today' from the clinic's clock in the night of the autumn change", () => {
     // 22:30 UTC on Saturday 24 October is 00:30 on Sunday 25 October in Berlin (CEST, +2).
     const night = new Date("2026-10-24T22:30:00Z");
-    expect(parseRequest("massage tomorrow evening", night, berlin).wanted).toMatchObject({ from: "2026-10-26", partOfDay: partsOfDay.evening });
+    expect(parseRequest("massage tomorrow evening", night, berlin).wanted).toMatchObject({
+      from: "2026-10-26",
+      partOfDay: partsOfDay.evening,
+    });
     expect(parseRequest("massage today", night, berlin).wanted.from).toBe("2026-10-25");
   });
 
@@ -102,7 +141,11 @@ describe("parseRequest across Berlin's DST changes (the dates are the clinic's, 
 
   it("works for a zone far from the machine's", () => {
     // 12:00 UTC is already 01:00 the next day in Auckland (NZDT, +13).
-    expect(parseRequest("massage tomorrow", new Date("2026-03-25T12:00:00Z"), "Pacific/Auckland").wanted.from).toBe("2026-03-27");
-    expect(parseRequest("massage tomorrow", new Date("2026-03-25T12:00:00Z"), "America/Los_Angeles").wanted.from).toBe("2026-03-26");
+    expect(parseRequest("massage tomorrow", new Date("2026-03-25T12:00:00Z"), "Pacific/Auckland").wanted.from).toBe(
+      "2026-03-27",
+    );
+    expect(parseRequest("massage tomorrow", new Date("2026-03-25T12:00:00Z"), "America/Los_Angeles").wanted.from).toBe(
+      "2026-03-26",
+    );
   });
 });

@@ -40,7 +40,11 @@ async function main() {
   }
   const service = await addService(database.db, c.clinicId, { durationMin: 1, providerId: null });
   const ask = (from: string, to: string) =>
-    app.inject({ method: "GET", url: `/v1/availability?clinic_id=${c.clinicId}&service_id=${service}&from=${from}&to=${to}`, headers: { authorization: `Bearer ${c.staff.token}` } });
+    app.inject({
+      method: "GET",
+      url: `/v1/availability?clinic_id=${c.clinicId}&service_id=${service}&from=${from}&to=${to}`,
+      headers: { authorization: `Bearer ${c.staff.token}` },
+    });
 
   const before = snapshot("before");
   const probe = await ask("2027-03-01", "2027-05-01");
@@ -69,7 +73,9 @@ async function main() {
   }
   await new Promise((resolve) => setTimeout(resolve, 5000));
   const idle = snapshot("after 5 s idle");
-  console.log(`RSS growth: ${mb(after.rss - before.rss)} after the probe, ${mb(idle.rss - before.rss)} after idling (cache budget AVAILABILITY_CACHE_MB, default 64)`);
+  console.log(
+    `RSS growth: ${mb(after.rss - before.rss)} after the probe, ${mb(idle.rss - before.rss)} after idling (cache budget AVAILABILITY_CACHE_MB, default 64)`,
+  );
   await app.close();
   await database.close();
 }

@@ -4,7 +4,12 @@ import rateLimit from "@fastify/rate-limit";
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
 import { fastifyTRPCPlugin, type FastifyTRPCPluginOptions } from "@trpc/server/adapters/fastify";
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from "fastify";
+import Fastify, {
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyServerOptions,
+} from "fastify";
 import {
   type AppRouter,
   AvailabilityCache,
@@ -31,7 +36,19 @@ import { restAdapter } from "./rest.ts";
 import { type RequestLimits, clientAborted, transportOptions } from "./transport.ts";
 
 export interface AppOptions {
-  config: Pick<Config, "allowedOrigins" | "rateLimit" | "logLevel"> & Partial<Pick<Config, "requestTimeoutMs" | "availability" | "bookingRateLimit" | "publicUrl" | "webhooks" | "jobPollIntervalMs" | "metricsToken">>;
+  config: Pick<Config, "allowedOrigins" | "rateLimit" | "logLevel"> &
+    Partial<
+      Pick<
+        Config,
+        | "requestTimeoutMs"
+        | "availability"
+        | "bookingRateLimit"
+        | "publicUrl"
+        | "webhooks"
+        | "jobPollIntervalMs"
+        | "metricsToken"
+      >
+    >;
   /** Run this process's background workers (webhook deliveries, reminders); default false. */
   workers?: boolean;
   /** Request timeouts (default: config.requestTimeoutMs, 30 s, for a whole request, 10 s for its head). */
@@ -84,7 +101,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     ...transportOptions(options.limits ?? { requestTimeoutMs: options.config.requestTimeoutMs ?? 30_000 }),
   });
   const availability = options.config.availability;
-  const availabilityCache = options.availabilityCache ?? new AvailabilityCache(availability ? { maxBytes: availability.cacheMb * 1024 * 1024 } : {});
+  const availabilityCache =
+    options.availabilityCache ??
+    new AvailabilityCache(availability ? { maxBytes: availability.cacheMb * 1024 * 1024 } : {});
   const limits = {
     maxSlotsPerAnswer: availability?.maxSlots ?? defaultApiLimits.maxSlotsPerAnswer,
     bookingWritesPerMinute: options.config.bookingRateLimit ?? defaultApiLimits.bookingWritesPerMinute,
@@ -122,7 +141,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(rateLimit, {
     max: options.config.rateLimit.max,
     timeWindow: options.config.rateLimit.windowMs,
-    errorResponseBuilder: (_request, context) => new RateLimitedError(`rate limit exceeded; retry after ${context.after}`),
+    errorResponseBuilder: (_request, context) =>
+      new RateLimitedError(`rate limit exceeded; retry after ${context.after}`),
   });
 
   const health = options.database.health;
@@ -147,7 +167,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     let body;
     if (clientAborted(request)) {
       // Not the server's failure (and not the database's): the client went away mid-request.
-      request.log.info({ reason: error instanceof Error ? error.message : String(error) }, "client aborted the request");
+      request.log.info(
+        { reason: error instanceof Error ? error.message : String(error) },
+        "client aborted the request",
+      );
       body = problem(400, "VALIDATION_FAILED", "the client closed the request before it was complete");
     } else if (error instanceof RateLimitedError) {
       body = problem(429, "RATE_LIMITED", error.message);
@@ -185,13 +208,20 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await Promise.race([
         options.database.ping(),
         new Promise<never>((_resolve, reject) => {
-          timer = setTimeout(() => { reject(new Error("the database did not answer within 500 ms")); }, 500);
+          timer = setTimeout(() => {
+            reject(new Error("the database did not answer within 500 ms"));
+          }, 500);
         }),
-      ]).finally(() => { clearTimeout(timer); });
+      ]).finally(() => {
+        clearTimeout(timer);
+      });
       return { status: "ready", database: options.database.kind };
     } catch (error) {
       health.report(error);
-      return reply.code(503).type(problemContentType).send(problem(503, "UNAVAILABLE", "the database is unreachable"));
+      return reply
+        .code(503)
+        .type(problemContentType)
+        .send(problem(503, "UNAVAILABLE", "the database is unreachable"));
     }
   });
 
@@ -213,23 +243,36 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       onError: ({ error, ctx }) => {
         const domain = toDomainError(error);
         if (domain.domainCode === "UNAVAILABLE") health.report(domain);
-        if (domain.domainCode === "INTERNAL") app.log.error({ err: error, requestId: ctx?.requestId }, "trpc request failed");
+        if (domain.domainCode === "INTERNAL")
+          app.log.error({ err: error, requestId: ctx?.requestId }, "trpc request failed");
       },
     } satisfies FastifyTRPCPluginOptions<AppRouter>["trpcOptions"],
   });
 
   const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
   const datePattern = /^\d{4}-\d{2}-\d{2}$/;
-  const fastAvailabilityOf = async (request: FastifyRequest, kind: "member" | "online"): Promise<FastAvailabilityAnswer | undefined> => {
+  const fastAvailabilityOf = async (
+    request: FastifyRequest,
+    kind: "member" | "online",
+  ): Promise<FastAvailabilityAnswer | undefined> => {
     // Only a plain request: anything else (no token, odd input) the procedure answers, errors included.
     const query = request.query as Record<string, unknown>;
     const { clinic_id: clinicId, service_id: serviceId, provider_id: providerId, from, to } = query;
     const param = (request.params as Record<string, unknown>).clinic_id;
     const clinic = kind === "online" ? param : clinicId;
-    if (typeof clinic !== "string" || !uuidPattern.test(clinic) || (kind === "online" && clinicId !== undefined && clinicId !== clinic)) return undefined;
+    if (
+      typeof clinic !== "string" ||
+      !uuidPattern.test(clinic) ||
+      (kind === "online" && clinicId !== undefined && clinicId !== clinic)
+    )
+      return undefined;
     if (typeof serviceId !== "string" || !uuidPattern.test(serviceId)) return undefined;
     if (providerId !== undefined && (typeof providerId !== "string" || !uuidPattern.test(providerId))) return undefined;
-    if ((from !== undefined && (typeof from !== "string" || !datePattern.test(from))) || (to !== undefined && (typeof to !== "string" || !datePattern.test(to)))) return undefined;
+    if (
+      (from !== undefined && (typeof from !== "string" || !datePattern.test(from))) ||
+      (to !== undefined && (typeof to !== "string" || !datePattern.test(to)))
+    )
+      return undefined;
     const auth = await authenticate(request, options.verifier, provisioner, db);
     if (!auth.user) return undefined;
     const ifNoneMatch = request.headers["if-none-match"];

@@ -22,7 +22,12 @@ export function tokenOf(request: FastifyRequest): { token: string; via: "cookie"
  * Verifies the request's token and provisions its user. A refused token is not an exception here:
  * procedures that need a user answer 401 with `authError`; a database outage during provisioning is.
  */
-export async function authenticate(request: FastifyRequest, verifier: TokenVerifier, provisioner: UserProvisioner, db: Db): Promise<RequestAuth> {
+export async function authenticate(
+  request: FastifyRequest,
+  verifier: TokenVerifier,
+  provisioner: UserProvisioner,
+  db: Db,
+): Promise<RequestAuth> {
   const found = tokenOf(request);
   if (!found) return { user: null, authError: null, via: null };
   try {

@@ -38,7 +38,12 @@ async function main(argv: string[]): Promise<number> {
     }
     const token = await mintToken(
       secret,
-      { sub: values.sub ?? crypto.randomUUID(), email: values.email, phoneE164: values.phone, roles: values.admin ? ["ADMIN"] : undefined },
+      {
+        sub: values.sub ?? crypto.randomUUID(),
+        email: values.email,
+        phoneE164: values.phone,
+        roles: values.admin ? ["ADMIN"] : undefined,
+      },
       { expiresIn: values.ttl, issuer: config.jwt.issuer, audience: config.jwt.audience },
     );
     console.log(token);
@@ -48,8 +53,12 @@ async function main(argv: string[]): Promise<number> {
     const database = await openDatabase({ url: config.databaseUrl, pgliteDir: config.pgliteDir });
     try {
       const applied = await migrate(database.db, {
-        onApply: (tag) => { console.log(`applied ${tag}`); },
-        onDistribute: (tables) => { console.log(`distributed on Citus: ${tables.join(", ")}`); },
+        onApply: (tag) => {
+          console.log(`applied ${tag}`);
+        },
+        onDistribute: (tables) => {
+          console.log(`distributed on Citus: ${tables.join(", ")}`);
+        },
       });
       await installJobQueue(database);
       console.log(applied.length > 0 ? `${applied.length} migration(s) applied` : "up to date");
@@ -68,7 +77,9 @@ async function main(argv: string[]): Promise<number> {
       const secret = await resolveJwtSecret(config);
       if (secret) {
         const tokens = await demoTokens(secret, { issuer: config.jwt.issuer, audience: config.jwt.audience });
-        console.log(`CLINIC_ADMIN: ${tokens.clinicAdmin}\nSTAFF:        ${tokens.staff}\nAGENT:        ${tokens.agent}\nPATIENT:      ${tokens.patient}`);
+        console.log(
+          `CLINIC_ADMIN: ${tokens.clinicAdmin}\nSTAFF:        ${tokens.staff}\nAGENT:        ${tokens.agent}\nPATIENT:      ${tokens.patient}`,
+        );
       }
     } finally {
       await database.close();

@@ -6,7 +6,11 @@ import type { DevUser } from "./web.ts";
 
 /** Fixed identities of the demo, so tokens printed at one start keep working at the next. */
 export const demoUsers = {
-  clinicAdmin: { id: "00000000-0000-4000-8000-0000000000a1", email: "clara.admin@demo.clinic.test", name: "Clara Admin" },
+  clinicAdmin: {
+    id: "00000000-0000-4000-8000-0000000000a1",
+    email: "clara.admin@demo.clinic.test",
+    name: "Clara Admin",
+  },
   staff: { id: "00000000-0000-4000-8000-0000000000a2", email: "sam.staff@demo.clinic.test", name: "Sam Staff" },
   agent: { id: "00000000-0000-4000-8000-0000000000a3", email: "booking.agent@demo.clinic.test", name: "Booking Agent" },
   anna: { id: "00000000-0000-4000-8000-0000000000b1", email: "anna.berg@demo.clinic.test", name: "Anna Berg" },
@@ -37,22 +41,39 @@ export async function isEmpty(db: Db): Promise<boolean> {
  */
 export async function seedDemo(db: Db, now: Date = new Date(), name = "Praxis Mitte (demo)"): Promise<DemoInfo> {
   const timezone = "Europe/Berlin";
-  const existing = await db.select({ id: clinics.id }).from(clinics).where(sql`${clinics.name} = ${name}`).limit(1);
+  const existing = await db
+    .select({ id: clinics.id })
+    .from(clinics)
+    .where(sql`${clinics.name} = ${name}`)
+    .limit(1);
   if (existing[0]) return { clinicId: existing[0].id, timezone, created: false };
 
-  const admin: AuthUser = { id: "00000000-0000-4000-8000-000000000001", email: "admin@clinic.test", phoneE164: null, isAdmin: true };
+  const admin: AuthUser = {
+    id: "00000000-0000-4000-8000-000000000001",
+    email: "admin@clinic.test",
+    phoneE164: null,
+    isAdmin: true,
+  };
   await db.insert(users).values({ id: admin.id, email: admin.email }).onConflictDoNothing();
   const api = createCallerFactory(appRouter)(createContextInner({ db, user: admin, now: () => now }));
   // The booking page is open: Paula (not a member) books for herself.
   const clinic = await api.clinics.create({ name, timezone, online_booking: true });
   const clinicId = clinic.id;
   const member = (who: (typeof demoUsers)[keyof typeof demoUsers], options: { role?: string; provider?: boolean }) =>
-    api.members.add({ clinic_id: clinicId, user_id: who.id, email: who.email, full_name: who.name, clinic_role: options.role ?? "STAFF", is_provider: options.provider ?? false });
+    api.members.add({
+      clinic_id: clinicId,
+      user_id: who.id,
+      email: who.email,
+      full_name: who.name,
+      clinic_role: options.role ?? "STAFF",
+      is_provider: options.provider ?? false,
+    });
 
   await member(demoUsers.clinicAdmin, { role: "CLINIC_ADMIN" });
   await member(demoUsers.staff, {});
   await member(demoUsers.agent, { role: "BOOKING_AGENT" });
-  for (const provider of [demoUsers.anna, demoUsers.ben, demoUsers.carla, demoUsers.david]) await member(provider, { provider: true });
+  for (const provider of [demoUsers.anna, demoUsers.ben, demoUsers.carla, demoUsers.david])
+    await member(provider, { provider: true });
   await api.providers.approve({ clinic_id: clinicId, user_id: demoUsers.anna.id });
   await api.providers.approve({ clinic_id: clinicId, user_id: demoUsers.ben.id });
   await api.providers.approve({ clinic_id: clinicId, user_id: demoUsers.david.id });
@@ -62,23 +83,72 @@ export async function seedDemo(db: Db, now: Date = new Date(), name = "Praxis Mi
   for (const weekday of [1, 2, 3, 4, 5]) {
     await api.workHours.createClinic({ clinic_id: clinicId, weekday, opens_at: "08:00", closes_at: "12:30" });
     await api.workHours.createClinic({ clinic_id: clinicId, weekday, opens_at: "13:00", closes_at: "19:00" });
-    await api.workHours.createProvider({ clinic_id: clinicId, provider_id: demoUsers.anna.id, weekday, opens_at: "09:00", closes_at: "12:00" });
-    await api.workHours.createProvider({ clinic_id: clinicId, provider_id: demoUsers.anna.id, weekday, opens_at: "13:00", closes_at: "17:00" });
+    await api.workHours.createProvider({
+      clinic_id: clinicId,
+      provider_id: demoUsers.anna.id,
+      weekday,
+      opens_at: "09:00",
+      closes_at: "12:00",
+    });
+    await api.workHours.createProvider({
+      clinic_id: clinicId,
+      provider_id: demoUsers.anna.id,
+      weekday,
+      opens_at: "13:00",
+      closes_at: "17:00",
+    });
   }
   await api.workHours.createClinic({ clinic_id: clinicId, weekday: 6, opens_at: "09:00", closes_at: "13:00" });
   for (const weekday of [1, 2, 3, 4, 6]) {
-    await api.workHours.createProvider({ clinic_id: clinicId, provider_id: demoUsers.ben.id, weekday, opens_at: weekday === 6 ? "09:00" : "10:00", closes_at: weekday === 6 ? "13:00" : "18:00" });
+    await api.workHours.createProvider({
+      clinic_id: clinicId,
+      provider_id: demoUsers.ben.id,
+      weekday,
+      opens_at: weekday === 6 ? "09:00" : "10:00",
+      closes_at: weekday === 6 ? "13:00" : "18:00",
+    });
   }
-  await api.workHours.createProvider({ clinic_id: clinicId, provider_id: demoUsers.carla.id, weekday: 5, opens_at: "09:00", closes_at: "15:00" });
+  await api.workHours.createProvider({
+    clinic_id: clinicId,
+    provider_id: demoUsers.carla.id,
+    weekday: 5,
+    opens_at: "09:00",
+    closes_at: "15:00",
+  });
 
-  const massageAnna = await api.services.create({ clinic_id: clinicId, name: "Deep Tissue Massage - Anna Berg", duration_min: 60, price: "89.00", provider_id: demoUsers.anna.id });
-  await api.services.create({ clinic_id: clinicId, name: "Deep Tissue Massage - Ben Koch", duration_min: 60, price: "85.00", provider_id: demoUsers.ben.id });
-  await api.services.create({ clinic_id: clinicId, name: "Sports Massage - Ben Koch", duration_min: 30, price: 49.9, provider_id: demoUsers.ben.id });
-  const assessment = await api.services.create({ clinic_id: clinicId, name: "Physiotherapy Assessment", duration_min: 45, price: "65.00", provider_id: null });
+  const massageAnna = await api.services.create({
+    clinic_id: clinicId,
+    name: "Deep Tissue Massage - Anna Berg",
+    duration_min: 60,
+    price: "89.00",
+    provider_id: demoUsers.anna.id,
+  });
+  await api.services.create({
+    clinic_id: clinicId,
+    name: "Deep Tissue Massage - Ben Koch",
+    duration_min: 60,
+    price: "85.00",
+    provider_id: demoUsers.ben.id,
+  });
+  await api.services.create({
+    clinic_id: clinicId,
+    name: "Sports Massage - Ben Koch",
+    duration_min: 30,
+    price: 49.9,
+    provider_id: demoUsers.ben.id,
+  });
+  const assessment = await api.services.create({
+    clinic_id: clinicId,
+    name: "Physiotherapy Assessment",
+    duration_min: 45,
+    price: "65.00",
+    provider_id: null,
+  });
 
   // Ben is away for a day next week: his slots vanish for it and return after.
   const today = Temporal.Instant.fromEpochMilliseconds(now.getTime()).toZonedDateTimeISO(timezone).toPlainDate();
-  const startOf = (date: Temporal.PlainDate) => new Date(date.toZonedDateTime({ timeZone: timezone }).epochMilliseconds);
+  const startOf = (date: Temporal.PlainDate) =>
+    new Date(date.toZonedDateTime({ timeZone: timezone }).epochMilliseconds);
   let wednesday = today.add({ days: 7 });
   while (wednesday.dayOfWeek !== 3) wednesday = wednesday.add({ days: 1 });
   await api.closures.createProvider({
@@ -99,7 +169,15 @@ export async function seedDemo(db: Db, now: Date = new Date(), name = "Praxis Mi
       const slots = await api.availability.get({ clinic_id: clinicId, service_id: serviceId, from: date, to: date });
       const slot = slots.slots[1] ?? slots.slots[0];
       if (!slot) continue;
-      await api.appointments.book({ clinic_id: clinicId, service_id: serviceId, start: slot.start, patient: { name: `Demo Patient ${String(booked.length + 1)}`, email: `patient${String(booked.length + 1)}@example.test` } });
+      await api.appointments.book({
+        clinic_id: clinicId,
+        service_id: serviceId,
+        start: slot.start,
+        patient: {
+          name: `Demo Patient ${String(booked.length + 1)}`,
+          email: `patient${String(booked.length + 1)}@example.test`,
+        },
+      });
       booked.push(slot.start);
     }
   }
@@ -107,8 +185,12 @@ export async function seedDemo(db: Db, now: Date = new Date(), name = "Praxis Mi
 }
 
 /** Tokens for the demo's admin, staff member and booking agent. */
-export async function demoTokens(secret: string, options: { issuer?: string | undefined; audience?: string | undefined } = {}) {
-  const mint = (who: { id: string; email: string }) => mintToken(secret, { sub: who.id, email: who.email }, { expiresIn: "30d", ...options });
+export async function demoTokens(
+  secret: string,
+  options: { issuer?: string | undefined; audience?: string | undefined } = {},
+) {
+  const mint = (who: { id: string; email: string }) =>
+    mintToken(secret, { sub: who.id, email: who.email }, { expiresIn: "30d", ...options });
   return {
     clinicAdmin: await mint(demoUsers.clinicAdmin),
     staff: await mint(demoUsers.staff),
@@ -142,9 +224,25 @@ export function devUsers(clinicId: string | undefined): DevUser[] {
   const desk = clinicId ? `/desk/${clinicId}` : "/";
   const book = clinicId ? `/book/${clinicId}` : "/";
   return [
-    { label: `Paula Patient (a patient, not a member): booking page`, sub: demoUsers.patient.id, email: demoUsers.patient.email, next: book },
+    {
+      label: `Paula Patient (a patient, not a member): booking page`,
+      sub: demoUsers.patient.id,
+      email: demoUsers.patient.email,
+      next: book,
+    },
     { label: `Sam Staff (STAFF): front desk`, sub: demoUsers.staff.id, email: demoUsers.staff.email, next: desk },
-    { label: `Clara Admin (CLINIC_ADMIN): front desk`, sub: demoUsers.clinicAdmin.id, email: demoUsers.clinicAdmin.email, next: desk },
-    { label: `Global ADMIN: API reference`, sub: "00000000-0000-4000-8000-000000000001", email: "admin@clinic.test", roles: ["ADMIN"], next: "/docs" },
+    {
+      label: `Clara Admin (CLINIC_ADMIN): front desk`,
+      sub: demoUsers.clinicAdmin.id,
+      email: demoUsers.clinicAdmin.email,
+      next: desk,
+    },
+    {
+      label: `Global ADMIN: API reference`,
+      sub: "00000000-0000-4000-8000-000000000001",
+      email: "admin@clinic.test",
+      roles: ["ADMIN"],
+      next: "/docs",
+    },
   ];
 }

@@ -22,8 +22,12 @@ interface Prepared {
 /** Once per start, before any process serves: migrations, the job queue's schema, the demo clinic. */
 async function prepare(config: Config, database: DbHandle): Promise<DemoInfo | undefined> {
   const applied = await migrate(database.db, {
-    onApply: (tag) => { console.log(`  applied migration ${tag}`); },
-    onDistribute: (tables) => { console.log(`  distributed ${tables.length} tables on Citus`); },
+    onApply: (tag) => {
+      console.log(`  applied migration ${tag}`);
+    },
+    onDistribute: (tables) => {
+      console.log(`  distributed ${tables.length} tables on Citus`);
+    },
   });
   console.log(applied.length > 0 ? `Migrations applied: ${applied.length}` : "Database schema is up to date");
   await installJobQueue(database);
@@ -38,7 +42,13 @@ async function prepare(config: Config, database: DbHandle): Promise<DemoInfo | u
 /** One serving process: the app and its job workers on its own pool; SIGTERM closes it gracefully. */
 async function serve(config: Config, database: DbHandle, secret: string | undefined): Promise<FastifyInstance> {
   const verifier = createTokenVerifier({ ...config.jwt, secret });
-  const app = await buildApp({ config, database, verifier, workers: true, web: await webOptions(config, database, secret) });
+  const app = await buildApp({
+    config,
+    database,
+    verifier,
+    workers: true,
+    web: await webOptions(config, database, secret),
+  });
   let closing = false;
   const shutdown = (signal: string) => {
     if (closing) return;
@@ -49,10 +59,17 @@ async function serve(config: Config, database: DbHandle, secret: string | undefi
     void app
       .close()
       .then(() => database.close())
-      .then(() => process.exit(0), () => process.exit(1));
+      .then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
   };
-  process.on("SIGTERM", () => { shutdown("SIGTERM"); });
-  process.on("SIGINT", () => { shutdown("SIGINT"); });
+  process.on("SIGTERM", () => {
+    shutdown("SIGTERM");
+  });
+  process.on("SIGINT", () => {
+    shutdown("SIGINT");
+  });
   await app.listen({ port: config.port, host: config.host });
   return app;
 }
@@ -134,8 +151,12 @@ async function forkWorkers(count: number): Promise<number> {
     };
     wait();
   };
-  process.on("SIGTERM", () => { stop("SIGTERM"); });
-  process.on("SIGINT", () => { stop("SIGINT"); });
+  process.on("SIGTERM", () => {
+    stop("SIGTERM");
+  });
+  process.on("SIGINT", () => {
+    stop("SIGINT");
+  });
   for (let i = 0; i < count; i++) cluster.fork();
   const port = await listening;
   console.log(`${String(count)} worker processes serving`);
@@ -146,13 +167,22 @@ async function printBanner(config: Config, prepared: Prepared, port: number, sta
   const { secret, demo } = prepared;
   const base = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
   // performance.now() counts from the process's start: module loading included.
-  console.log(`\nClinic Scheduling Service listening on ${base} (ready ${Math.round(performance.now())} ms after the process started; ${Math.round(performance.now() - started)} ms of it preparing the database and the app)`);
+  console.log(
+    `\nClinic Scheduling Service listening on ${base} (ready ${Math.round(performance.now())} ms after the process started; ${Math.round(performance.now() - started)} ms of it preparing the database and the app)`,
+  );
   console.log(`  API reference: ${base}/docs   OpenAPI: ${base}/v1/openapi.json`);
   if (demo) console.log(`  Booking page: ${base}/book/${demo.clinicId}   Front desk: ${base}/desk/${demo.clinicId}`);
-  if (secret && config.jwt.secret === undefined && config.nodeEnv !== "production") console.log(`  Sign in to the pages as a demo user (development): ${base}/dev/sign-in`);
+  if (secret && config.jwt.secret === undefined && config.nodeEnv !== "production")
+    console.log(`  Sign in to the pages as a demo user (development): ${base}/dev/sign-in`);
   if (secret && config.nodeEnv !== "production") {
-    const token = await mintToken(secret, { sub: devAdmin.sub, email: devAdmin.email, roles: ["ADMIN"] }, { expiresIn: "30d", issuer: config.jwt.issuer, audience: config.jwt.audience });
-    console.log(`\nA global ADMIN token (valid 30 days; mint others with \`npm run token -- --email you@x.test\`):\n  ${token}`);
+    const token = await mintToken(
+      secret,
+      { sub: devAdmin.sub, email: devAdmin.email, roles: ["ADMIN"] },
+      { expiresIn: "30d", issuer: config.jwt.issuer, audience: config.jwt.audience },
+    );
+    console.log(
+      `\nA global ADMIN token (valid 30 days; mint others with \`npm run token -- --email you@x.test\`):\n  ${token}`,
+    );
     console.log(`\nTry it:\n  curl -s --cookie "access_token=${token}" ${base}/v1/clinics\n`);
     if (demo) {
       const tokens = await demoTokens(secret, { issuer: config.jwt.issuer, audience: config.jwt.audience });
@@ -164,9 +194,13 @@ async function printBanner(config: Config, prepared: Prepared, port: number, sta
       console.log(`  Patient Paula (no member):  ${tokens.patient}`);
       console.log(`\nThings to try:`);
       console.log(`  1. curl -s -H "Authorization: Bearer ${tokens.staff}" "${base}/v1/appointments?clinic_id=${cid}"`);
-      console.log(`  2. npm run agent -- "a deep tissue massage with Anna next Tuesday afternoon" --url ${base} --clinic ${cid} --token ${tokens.agent} --name "Your Name" --yes`);
+      console.log(
+        `  2. npm run agent -- "a deep tissue massage with Anna next Tuesday afternoon" --url ${base} --clinic ${cid} --token ${tokens.agent} --name "Your Name" --yes`,
+      );
       console.log(`  3. open ${base}/docs`);
-      console.log(`  4. curl -s -H "Authorization: Bearer ${tokens.patient}" "${base}/v1/booking/clinics/${cid}/services"\n`);
+      console.log(
+        `  4. curl -s -H "Authorization: Bearer ${tokens.patient}" "${base}/v1/booking/clinics/${cid}/services"\n`,
+      );
     }
   }
 }

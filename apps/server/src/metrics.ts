@@ -73,7 +73,8 @@ export function createMetrics(database: DbHandle, cache: AvailabilityCache, now:
     async collect() {
       // While the database is away these two keep their last values (db_up says why).
       if (database.health.isDown) return;
-      for (const [status, count] of Object.entries(await deliveryCountsByStatus(database.db))) this.set({ status }, count);
+      for (const [status, count] of Object.entries(await deliveryCountsByStatus(database.db)))
+        this.set({ status }, count);
     },
   });
   new Gauge({
@@ -115,9 +116,16 @@ export function registerMetricsRoutes(app: FastifyInstance, metrics: Metrics, to
   const expected = token ? Buffer.from(`Bearer ${token}`) : undefined;
   app.get("/metrics", { config: { rateLimit: false } }, async (request, reply) => {
     const given = Buffer.from(request.headers.authorization ?? "");
-    if (!expected) return reply.code(404).type(problemContentType).send(problem(404, "NOT_FOUND", "no route GET /metrics"));
+    if (!expected)
+      return reply
+        .code(404)
+        .type(problemContentType)
+        .send(problem(404, "NOT_FOUND", "no route GET /metrics"));
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
-      return reply.code(401).type(problemContentType).send(problem(401, "UNAUTHENTICATED", "send Authorization: Bearer <METRICS_TOKEN>"));
+      return reply
+        .code(401)
+        .type(problemContentType)
+        .send(problem(401, "UNAUTHENTICATED", "send Authorization: Bearer <METRICS_TOKEN>"));
     }
     return reply.type(metrics.registry.contentType).send(await metrics.registry.metrics());
   });

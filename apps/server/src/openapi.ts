@@ -34,23 +34,35 @@ const isOptional = (field: ZodType) => field.safeParse(undefined).success;
 
 /** Error codes every authenticated route may answer, with the route's own ones. */
 function errorCodesOf(entry: RouteEntry): DomainCode[] {
-  const common: DomainCode[] = ["VALIDATION_FAILED", "UNAUTHENTICATED", "FORBIDDEN", "RATE_LIMITED", "UNAVAILABLE", "INTERNAL"];
+  const common: DomainCode[] = [
+    "VALIDATION_FAILED",
+    "UNAUTHENTICATED",
+    "FORBIDDEN",
+    "RATE_LIMITED",
+    "UNAVAILABLE",
+    "INTERNAL",
+  ];
   const clinicScoped = entry.rest.path.includes(":") || Object.hasOwn(objectShape(entry.input), "clinic_id");
-  return [...new Set([...common, ...(clinicScoped ? (["NOT_FOUND"] as DomainCode[]) : []), ...(entry.rest.errors ?? [])])];
+  return [
+    ...new Set([...common, ...(clinicScoped ? (["NOT_FOUND"] as DomainCode[]) : []), ...(entry.rest.errors ?? [])]),
+  ];
 }
 
 function operation(entry: RouteEntry): JsonSchema {
   const shape = objectShape(entry.input);
   const inPath = new Set(pathParams(entry.rest.path));
   const headerFields = new Map(Object.entries(entry.rest.headers ?? {}).map(([header, field]) => [field, header]));
-  const inQuery = new Set(entry.rest.method === "GET" ? Object.keys(shape).filter((k) => !inPath.has(k)) : (entry.rest.query ?? []));
+  const inQuery = new Set(
+    entry.rest.method === "GET" ? Object.keys(shape).filter((k) => !inPath.has(k)) : (entry.rest.query ?? []),
+  );
   const parameters: JsonSchema[] = [];
   const bodyProperties: Record<string, JsonSchema> = {};
   const bodyRequired: string[] = [];
   for (const [name, field] of Object.entries(shape)) {
     const schema = toSchema(field, "input");
     if (inPath.has(name)) parameters.push({ name, in: "path", required: true, schema });
-    else if (headerFields.has(name)) parameters.push({ name: headerFields.get(name), in: "header", required: false, schema });
+    else if (headerFields.has(name))
+      parameters.push({ name: headerFields.get(name), in: "header", required: false, schema });
     else if (inQuery.has(name)) parameters.push({ name, in: "query", required: !isOptional(field), schema });
     else {
       bodyProperties[name] = schema;
@@ -60,7 +72,9 @@ function operation(entry: RouteEntry): JsonSchema {
   const responses: Record<string, JsonSchema> = {};
   const contentType = entry.rest.contentType ?? "application/json";
   const success = (description: string): JsonSchema =>
-    entry.output ? { description, content: { [contentType]: { schema: toSchema(entry.output, "output") } } } : { description: "No content" };
+    entry.output
+      ? { description, content: { [contentType]: { schema: toSchema(entry.output, "output") } } }
+      : { description: "No content" };
   const status = entry.rest.status ?? 200;
   if (status === "201 or 200") {
     responses["201"] = success("Created");
@@ -90,7 +104,12 @@ function operation(entry: RouteEntry): JsonSchema {
             required: bodyRequired.length > 0,
             content: {
               "application/json": {
-                schema: { type: "object", properties: bodyProperties, required: bodyRequired, additionalProperties: false },
+                schema: {
+                  type: "object",
+                  properties: bodyProperties,
+                  required: bodyRequired,
+                  additionalProperties: false,
+                },
               },
             },
           },
@@ -136,7 +155,11 @@ export function buildOpenApiDocument(router: AnyRouter, options: { version: stri
             detail: { type: "string" },
             errors: {
               type: "array",
-              items: { type: "object", properties: { path: { type: "string" }, message: { type: "string" } }, required: ["path", "message"] },
+              items: {
+                type: "object",
+                properties: { path: { type: "string" }, message: { type: "string" } },
+                required: ["path", "message"],
+              },
             },
           },
         },

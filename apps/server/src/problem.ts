@@ -32,5 +32,12 @@ export function problemOf(error: DomainError, requestId: string): Problem {
 
 /** A problem built directly from status, code and detail (for adapter-level failures). */
 export function problem(status: number, code: string, detail: string, errors?: Problem["errors"]): Problem {
-  return { type: "about:blank", title: STATUS_CODES[status] ?? "Error", status, code, detail, ...(errors ? { errors } : {}) };
+  return {
+    type: "about:blank",
+    title: STATUS_CODES[status] ?? "Error",
+    status,
+    code,
+    detail,
+    ...(errors ? { errors } : {}),
+  };
 }

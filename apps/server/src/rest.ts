@@ -2,7 +2,13 @@ import { createHash } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import type { AnyRouter } from "@trpc/server";
-import { type Context, DomainError, type FastAvailabilityAnswer, type RestRoute, createCallerFactory } from "@clinic/api";
+import {
+  type Context,
+  DomainError,
+  type FastAvailabilityAnswer,
+  type RestRoute,
+  createCallerFactory,
+} from "@clinic/api";
 import { type RouteEntry, pathParams, restRoutes } from "./routes.ts";
 
 type Caller = Record<string, unknown>;
@@ -11,7 +17,10 @@ type Caller = Record<string, unknown>;
 function procedureAt(caller: Caller, path: string): (input: unknown) => Promise<unknown> {
   let current: unknown = caller;
   for (const segment of path.split(".")) {
-    current = typeof current === "object" || typeof current === "function" ? (current as Record<string, unknown>)[segment] : undefined;
+    current =
+      typeof current === "object" || typeof current === "function"
+        ? (current as Record<string, unknown>)[segment]
+        : undefined;
   }
   if (typeof current !== "function") throw new Error(`no procedure at ${path}`);
   return current as (input: unknown) => Promise<unknown>;
@@ -54,15 +63,26 @@ export function restInput(entry: RouteEntry, request: FastifyRequest): Record<st
 /** The success status of a route's answer: fixed, or for a PUT 201 when it created the resource. */
 function statusOf(status: RestRoute["status"], result: unknown): number {
   if (status !== "201 or 200") return status ?? 200;
-  const created = typeof result === "object" && result !== null && "created_at" in result && "updated_at" in result ? result : undefined;
-  return created && created.created_at instanceof Date && created.updated_at instanceof Date && created.created_at.getTime() === created.updated_at.getTime() ? 201 : 200;
+  const created =
+    typeof result === "object" && result !== null && "created_at" in result && "updated_at" in result
+      ? result
+      : undefined;
+  return created &&
+    created.created_at instanceof Date &&
+    created.updated_at instanceof Date &&
+    created.created_at.getTime() === created.updated_at.getTime()
+    ? 201
+    : 200;
 }
 
 export interface RestOptions {
   router: AnyRouter;
   createContext: (request: FastifyRequest, reply: FastifyReply) => Promise<Context>;
   /** The cached availability answer of V1/O3 without the procedure, when it can (docs/performance.md#availability). */
-  fastAvailability?: (request: FastifyRequest, kind: "member" | "online") => Promise<FastAvailabilityAnswer | undefined>;
+  fastAvailability?: (
+    request: FastifyRequest,
+    kind: "member" | "online",
+  ) => Promise<FastAvailabilityAnswer | undefined>;
 }
 
 /** V1 and O3 answers may be cached by the caller, but revalidated every time (contract §17). */

@@ -30,7 +30,12 @@ export function restRoutes(router: AnyRouter): RouteEntry[] {
     const rest = def.meta?.rest;
     if (!rest) continue;
     const input = def.inputs?.[0];
-    entries.push({ procedure, rest, input: isZod(input) ? input : undefined, output: isZod(def.output) ? def.output : undefined });
+    entries.push({
+      procedure,
+      rest,
+      input: isZod(input) ? input : undefined,
+      output: isZod(def.output) ? def.output : undefined,
+    });
   }
   return entries;
 }

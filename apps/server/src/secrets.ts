@@ -17,7 +17,9 @@ export async function resolveJwtSecret(config: Config): Promise<string | undefin
   if (config.jwt.secret) return config.jwt.secret;
   if (config.jwt.publicKey || config.jwt.jwksUrl) return undefined;
   if (config.nodeEnv === "production") {
-    throw new Error("invalid configuration: JWT_SECRET (or JWT_PUBLIC_KEY / JWT_JWKS_URL) is required when NODE_ENV=production");
+    throw new Error(
+      "invalid configuration: JWT_SECRET (or JWT_PUBLIC_KEY / JWT_JWKS_URL) is required when NODE_ENV=production",
+    );
   }
   const file = join(dataDirOf(config), "jwt-secret");
   try {

@@ -36,7 +36,11 @@ export function transportOptions(limits: RequestLimits): {
   requestTimeout: number;
   http: ServerOptions;
   clientErrorHandler: (error: Error & { code?: string }, socket: Socket) => void;
-  frameworkErrors: (error: Error & { code?: string; statusCode?: number }, request: FastifyRequest, reply: FastifyReply) => void;
+  frameworkErrors: (
+    error: Error & { code?: string; statusCode?: number },
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ) => void;
 } {
   return {
     requestTimeout: limits.requestTimeoutMs,
@@ -47,11 +51,18 @@ export function transportOptions(limits: RequestLimits): {
     clientErrorHandler(error: Error & { code?: string }, socket: Socket) {
       // A reset connection has nobody left to answer.
       if (error.code === "ECONNRESET" || socket.destroyed) return;
-      const failure = parserFailures[error.code ?? ""] ?? { status: 400, detail: "the request could not be parsed as HTTP" };
+      const failure = parserFailures[error.code ?? ""] ?? {
+        status: 400,
+        detail: "the request could not be parsed as HTTP",
+      };
       if (socket.writable) writeProblem(socket, failure.status, failure.detail);
       socket.destroy();
     },
-    frameworkErrors(error: Error & { code?: string; statusCode?: number }, _request: FastifyRequest, reply: FastifyReply) {
+    frameworkErrors(
+      error: Error & { code?: string; statusCode?: number },
+      _request: FastifyRequest,
+      reply: FastifyReply,
+    ) {
       // The message echoes the whole path, which may be kilobytes long: say what is wrong instead.
       const status = error.statusCode ?? 400;
       const detail =
@@ -60,7 +71,10 @@ export function transportOptions(limits: RequestLimits): {
           : error.code === "FST_ERR_BAD_URL"
             ? "the path is not valid (malformed %-encoding)"
             : "the request could not be routed";
-      void reply.code(status).type(problemContentType).send(problem(status, "VALIDATION_FAILED", detail));
+      void reply
+        .code(status)
+        .type(problemContentType)
+        .send(problem(status, "VALIDATION_FAILED", detail));
     },
   };
 }

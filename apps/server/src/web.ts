@@ -68,7 +68,8 @@ export async function registerWeb(app: FastifyInstance, options: WebOptions): Pr
             `<form method="post" action="/dev/sign-in"><input type="hidden" name="user" value="${String(i)}"><button type="submit">${escape(user.label)}</button></form>`,
         )
         .join("\n");
-      return reply.type("text/html; charset=utf-8").send(`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Sign in (development)</title>
+      return reply.type("text/html; charset=utf-8")
+        .send(`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Sign in (development)</title>
 <style>body{font-family:system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem}button{font:inherit;padding:.6rem 1rem;margin:.3rem 0;min-width:100%;text-align:left}</style></head>
 <body><h1>Sign in (development only)</h1><p>This service runs with its development secret, so it signs its own tokens. Choose who you are; a token cookie is set for this site. In production the identity provider sets the cookie and this page does not exist.</p>
 ${buttons}
@@ -77,8 +78,18 @@ ${buttons}
     scope.post<{ Body: { user?: string } }>("/dev/sign-in", async (request, reply) => {
       const user = dev.users[Number(request.body.user)];
       if (!user) throw new DomainError("VALIDATION_FAILED", "user: choose one of the listed users");
-      const token = await mintToken(dev.secret, { sub: user.sub, email: user.email, ...(user.roles ? { roles: user.roles } : {}) }, { expiresIn: "8h", issuer: dev.issuer, audience: dev.audience });
-      void reply.setCookie("access_token", token, { path: "/", httpOnly: true, sameSite: "lax", secure: request.protocol === "https", maxAge: 8 * 3600 });
+      const token = await mintToken(
+        dev.secret,
+        { sub: user.sub, email: user.email, ...(user.roles ? { roles: user.roles } : {}) },
+        { expiresIn: "8h", issuer: dev.issuer, audience: dev.audience },
+      );
+      void reply.setCookie("access_token", token, {
+        path: "/",
+        httpOnly: true,
+        sameSite: "lax",
+        secure: request.protocol === "https",
+        maxAge: 8 * 3600,
+      });
       return reply.redirect(user.next, 303);
     });
     scope.post("/dev/sign-out", (_request, reply) => {

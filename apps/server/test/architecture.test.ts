@@ -6,7 +6,13 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { appRouter } from "@clinic/api";
 import { restRoutes } from "../src/routes.ts";
-import { cyclesOf, importsPastIndex, moduleDependencies, readImportGraph, renderModuleDependencies } from "./importGraph.ts";
+import {
+  cyclesOf,
+  importsPastIndex,
+  moduleDependencies,
+  readImportGraph,
+  renderModuleDependencies,
+} from "./importGraph.ts";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 
@@ -27,19 +33,28 @@ async function documentedRoutes(): Promise<DocRow[]> {
     .split("\n")
     .filter((line) => /^\| (GET|POST|PUT|PATCH|DELETE) /.test(line))
     .map((line) => {
-      const [method = "", path = "", procedure = "", functions = ""] = line.split("|").slice(1, -1).map((cell) => cell.trim());
+      const [method = "", path = "", procedure = "", functions = ""] = line
+        .split("|")
+        .slice(1, -1)
+        .map((cell) => cell.trim());
       return { method, path, procedure, functions: functions.split(",").map((f) => f.trim()) };
     });
 }
 
-const rowOf = (r: { method: string; path: string; procedure: string }) => `| ${r.method} | ${r.path} | ${r.procedure} |`;
+const rowOf = (r: { method: string; path: string; procedure: string }) =>
+  `| ${r.method} | ${r.path} | ${r.procedure} |`;
 
 describe("docs/architecture.md", () => {
   it("lists exactly the REST routes the server serves, with their procedures", async () => {
-    const actual = restRoutes(appRouter).map((e) => rowOf({ method: e.rest.method, path: e.rest.path.replace(/:([a-z_]+)/g, "{$1}"), procedure: e.procedure }));
+    const actual = restRoutes(appRouter).map((e) =>
+      rowOf({ method: e.rest.method, path: e.rest.path.replace(/:([a-z_]+)/g, "{$1}"), procedure: e.procedure }),
+    );
     const documented = (await documentedRoutes()).map(rowOf);
     // On failure, the message shows the rows to add (missing) or to remove (stale).
-    expect({ missing: actual.filter((r) => !documented.includes(r)), stale: documented.filter((r) => !actual.includes(r)) }).toEqual({ missing: [], stale: [] });
+    expect({
+      missing: actual.filter((r) => !documented.includes(r)),
+      stale: documented.filter((r) => !actual.includes(r)),
+    }).toEqual({ missing: [], stale: [] });
     expect(new Set(documented).size).toBe(documented.length);
   });
 
@@ -53,11 +68,19 @@ describe("docs/architecture.md", () => {
         const [module = "", fn = ""] = ref.split(".");
         let exports = modules.get(module);
         if (!exports) {
-          exports = (await import(pathToFileURL(`${root}packages/api/src/modules/${module}/index.ts`).href)) as Record<string, unknown>;
+          exports = (await import(pathToFileURL(`${root}packages/api/src/modules/${module}/index.ts`).href)) as Record<
+            string,
+            unknown
+          >;
           modules.set(module, exports);
         }
-        expect(typeof exports[fn], `${ref} (for ${row.procedure}) is not a function exported by modules/${module}`).toBe("function");
-        expect(routerSource, `router/${area}.ts (or a router-local helper it imports) does not call ${fn}`).toMatch(new RegExp(`\\b${fn}\\(`));
+        expect(
+          typeof exports[fn],
+          `${ref} (for ${row.procedure}) is not a function exported by modules/${module}`,
+        ).toBe("function");
+        expect(routerSource, `router/${area}.ts (or a router-local helper it imports) does not call ${fn}`).toMatch(
+          new RegExp(`\\b${fn}\\(`),
+        );
       }
     }
   });
@@ -70,7 +93,9 @@ describe("docs/architecture.md", () => {
 async function routerSourceWithHelpers(area: string): Promise<string> {
   const source = await readFile(`${root}packages/api/src/router/${area}.ts`, "utf8");
   const helpers = [...source.matchAll(/from "\.\/shared\/([A-Za-z]+\.ts)"/g)].map((m) => m[1] ?? "");
-  const helperSources = await Promise.all(helpers.map((file) => readFile(`${root}packages/api/src/router/shared/${file}`, "utf8")));
+  const helperSources = await Promise.all(
+    helpers.map((file) => readFile(`${root}packages/api/src/router/shared/${file}`, "utf8")),
+  );
   return [source, ...helperSources].join("\n");
 }
 
@@ -88,8 +113,12 @@ describe("the import graph of packages/api/src", () => {
   });
 
   it("is exactly the declared module dependencies (packages/api/module-dependencies.json)", () => {
-    const { $comment: _comment, ...declared } = JSON.parse(readFileSync(`${root}packages/api/module-dependencies.json`, "utf8")) as Record<string, string[]>;
-    const normalized = Object.fromEntries(Object.entries(declared).map(([name, targets]) => [name, [...targets].sort()]));
+    const { $comment: _comment, ...declared } = JSON.parse(
+      readFileSync(`${root}packages/api/module-dependencies.json`, "utf8"),
+    ) as Record<string, string[]>;
+    const normalized = Object.fromEntries(
+      Object.entries(declared).map(([name, targets]) => [name, [...targets].sort()]),
+    );
     expect(Object.fromEntries(deps)).toEqual(normalized);
   });
 

@@ -10,7 +10,8 @@ describe("GET /v1/clinics/{cid}/calendar_feeds (F2)", () => {
     const c = await clinicFixture(t.handle.db);
     const provider = await addProvider(t.handle.db, c.clinicId, "Anna Provider");
     const url = `/v1/clinics/${c.clinicId}/calendar_feeds`;
-    const create = (token: string, body: Record<string, unknown>) => request(t.app, { method: "POST", url, token, body });
+    const create = (token: string, body: Record<string, unknown>) =>
+      request(t.app, { method: "POST", url, token, body });
     const own = await create(provider.token, { provider_id: provider.id });
     expect(own.statusCode).toBe(201);
     expect((await create(c.admin.token, {})).statusCode).toBe(201);
@@ -24,7 +25,9 @@ describe("GET /v1/clinics/{cid}/calendar_feeds (F2)", () => {
 
     const asProvider = await request(t.app, { method: "GET", url, token: provider.token });
     expect(asProvider.statusCode).toBe(200);
-    expect(asProvider.json<{ calendar_feeds: { id: string }[] }>().calendar_feeds.map((f) => f.id)).toEqual([own.json<{ id: string }>().id]);
+    expect(asProvider.json<{ calendar_feeds: { id: string }[] }>().calendar_feeds.map((f) => f.id)).toEqual([
+      own.json<{ id: string }>().id,
+    ]);
     const asAdmin = await request(t.app, { method: "GET", url, token: c.admin.token });
     expect(asAdmin.statusCode).toBe(200);
     expect(asAdmin.json<{ calendar_feeds: unknown[] }>().calendar_feeds).toHaveLength(2);

@@ -40,9 +40,19 @@ describe.skipIf(!databaseUrl)("availability cache coherence across two instances
     const provider = await addProvider(one.handle.db, clinic.clinicId, "Anna Provider");
     await one.handle.db.insert(workHours).values([
       { clinicId: clinic.clinicId, scope: "clinic", weekday: 1, opensMin: 540, closesMin: 720 },
-      { clinicId: clinic.clinicId, scope: "provider", providerId: provider.id, weekday: 1, opensMin: 540, closesMin: 720 },
+      {
+        clinicId: clinic.clinicId,
+        scope: "provider",
+        providerId: provider.id,
+        weekday: 1,
+        opensMin: 540,
+        closesMin: 720,
+      },
     ]);
-    const [service] = await one.handle.db.insert(services).values({ clinicId: clinic.clinicId, name: "Check-up", durationMin: 60, providerId: provider.id }).returning();
+    const [service] = await one.handle.db
+      .insert(services)
+      .values({ clinicId: clinic.clinicId, name: "Check-up", durationMin: 60, providerId: provider.id })
+      .returning();
     if (!service) throw new Error("no service");
     const url = `/v1/availability?clinic_id=${clinic.clinicId}&service_id=${service.id}&from=2027-03-15&to=2027-03-15`;
     const startsOn = async (app: FastifyInstance) => {
@@ -67,7 +77,11 @@ describe.skipIf(!databaseUrl)("availability cache coherence across two instances
 
     // Cancel through instance two; instance one sees the slot again.
     const id = booked.json<{ id: string }>().id;
-    const canceled = await request(two.app, { method: "POST", url: `/v1/appointments/${id}/cancel?clinic_id=${clinic.clinicId}`, bearer: clinic.custom.token });
+    const canceled = await request(two.app, {
+      method: "POST",
+      url: `/v1/appointments/${id}/cancel?clinic_id=${clinic.clinicId}`,
+      bearer: clinic.custom.token,
+    });
     expect(canceled.statusCode).toBe(200);
     expect(await startsOn(one.app)).toEqual(["09:00", "10:00", "11:00"]);
   });

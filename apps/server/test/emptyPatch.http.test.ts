@@ -32,7 +32,10 @@ async function one(c: Clinic, url: string, key: string, matches: (r: Resource) =
 /** The resource each PATCH path of the document edits, created with the fixtures. */
 const targets: Record<string, (c: Clinic) => Promise<Target>> = {
   "/v1/clinics/{clinic_id}": (c) =>
-    Promise.resolve({ params: { clinic_id: c.clinicId }, read: async () => (await get(c, `/v1/clinics/${c.clinicId}`)) as Resource }),
+    Promise.resolve({
+      params: { clinic_id: c.clinicId },
+      read: async () => (await get(c, `/v1/clinics/${c.clinicId}`)) as Resource,
+    }),
   "/v1/clinics/{clinic_id}/members/{user_id}": (c) =>
     Promise.resolve({
       params: { clinic_id: c.clinicId, user_id: c.staff.id },
@@ -40,14 +43,20 @@ const targets: Record<string, (c: Clinic) => Promise<Target>> = {
     }),
   "/v1/services/{id}": async (c) => {
     const id = await addService(t.handle.db, c.clinicId, { name: "Check-up" });
-    return { params: { id, clinic_id: c.clinicId }, read: async () => (await get(c, `/v1/services/${id}?clinic_id=${c.clinicId}`)) as Resource };
+    return {
+      params: { id, clinic_id: c.clinicId },
+      read: async () => (await get(c, `/v1/services/${id}?clinic_id=${c.clinicId}`)) as Resource,
+    };
   },
   "/v1/clinics/{clinic_id}/work_hours/{work_hour_id}": async (c) => {
     await addHours(t.handle.db, c.clinicId, null, [1], "09:00", "17:00");
     const url = `/v1/clinics/${c.clinicId}/work_hours`;
     const hour = await one(c, url, "work_hours", () => true);
     const id = String(hour.id);
-    return { params: { clinic_id: c.clinicId, work_hour_id: id, if_updated_at: hour.updated_at }, read: () => one(c, url, "work_hours", (h) => h.id === id) };
+    return {
+      params: { clinic_id: c.clinicId, work_hour_id: id, if_updated_at: hour.updated_at },
+      read: () => one(c, url, "work_hours", (h) => h.id === id),
+    };
   },
   "/v1/providers/{provider_id}/work_hours/{work_hour_id}": async (c) => {
     const provider = await addProvider(t.handle.db, c.clinicId, "Anna Provider");
@@ -62,7 +71,10 @@ const targets: Record<string, (c: Clinic) => Promise<Target>> = {
   },
   "/v1/clinics/{clinic_id}/webhooks/{id}": async (c) => {
     const id = await addWebhook(t.handle.db, c.clinicId, { description: "Front desk" });
-    return { params: { clinic_id: c.clinicId, id }, read: () => one(c, `/v1/clinics/${c.clinicId}/webhooks`, "webhooks", (h) => h.id === id) };
+    return {
+      params: { clinic_id: c.clinicId, id },
+      read: () => one(c, `/v1/clinics/${c.clinicId}/webhooks`, "webhooks", (h) => h.id === id),
+    };
   },
 };
 
@@ -77,7 +89,9 @@ async function patchRoutes(): Promise<{ path: string; parameters: Parameter[] }[
   const response = await request(t.app, { method: "GET", url: "/v1/openapi.json" });
   expect(response.statusCode).toBe(200);
   const document = response.json<{ paths: Record<string, { patch?: { parameters?: Parameter[] } }> }>();
-  return Object.entries(document.paths).flatMap(([path, item]) => (item.patch ? [{ path, parameters: item.patch.parameters ?? [] }] : []));
+  return Object.entries(document.paths).flatMap(([path, item]) =>
+    item.patch ? [{ path, parameters: item.patch.parameters ?? [] }] : [],
+  );
 }
 
 /** The concrete URL of a route: its path parameters filled in, its query parameters appended. */
@@ -87,7 +101,8 @@ function urlOf(route: { path: string; parameters: Parameter[] }, params: Record<
   for (const parameter of route.parameters) {
     const value = params[parameter.name];
     if (value === undefined) {
-      if (parameter.in === "path" || parameter.required === true) throw new Error(`${route.path}: no value for ${parameter.in} parameter ${parameter.name}`);
+      if (parameter.in === "path" || parameter.required === true)
+        throw new Error(`${route.path}: no value for ${parameter.in} parameter ${parameter.name}`);
       continue;
     }
     if (parameter.in === "path") url = url.replace(`{${parameter.name}}`, encodeURIComponent(value));
@@ -125,18 +140,31 @@ describe("an empty PATCH changes nothing", () => {
       const audit = await get(c, `/v1/audit_log?clinic_id=${c.clinicId}`);
       const events = await get(c, `/v1/events?clinic_id=${c.clinicId}`);
       for (const [name, payload] of bodies) {
-        const response = await t.app.inject({ method: "PATCH", url, cookies: { access_token: c.admin.token }, headers: { "content-type": "application/json" }, payload });
+        const response = await t.app.inject({
+          method: "PATCH",
+          url,
+          cookies: { access_token: c.admin.token },
+          headers: { "content-type": "application/json" },
+          payload,
+        });
         if (response.statusCode !== 200) {
           failures.push(`PATCH ${route.path} with ${name}: ${String(response.statusCode)} ${response.body}`);
           continue;
         }
         const answered = response.json<Resource>();
-        if (JSON.stringify(answered) !== JSON.stringify(before)) failures.push(`PATCH ${route.path} with ${name} answered ${response.body}, not ${JSON.stringify(before)}`);
+        if (JSON.stringify(answered) !== JSON.stringify(before))
+          failures.push(`PATCH ${route.path} with ${name} answered ${response.body}, not ${JSON.stringify(before)}`);
         const after = await target.read();
-        if (after.updated_at !== before.updated_at) failures.push(`PATCH ${route.path} with ${name} moved updated_at from ${before.updated_at} to ${after.updated_at}`);
-        if (JSON.stringify(after) !== JSON.stringify(before)) failures.push(`PATCH ${route.path} with ${name} changed the resource to ${JSON.stringify(after)}`);
-        if (JSON.stringify(await get(c, `/v1/audit_log?clinic_id=${c.clinicId}`)) !== JSON.stringify(audit)) failures.push(`PATCH ${route.path} with ${name} wrote an audit entry`);
-        if (JSON.stringify(await get(c, `/v1/events?clinic_id=${c.clinicId}`)) !== JSON.stringify(events)) failures.push(`PATCH ${route.path} with ${name} recorded an event`);
+        if (after.updated_at !== before.updated_at)
+          failures.push(
+            `PATCH ${route.path} with ${name} moved updated_at from ${before.updated_at} to ${after.updated_at}`,
+          );
+        if (JSON.stringify(after) !== JSON.stringify(before))
+          failures.push(`PATCH ${route.path} with ${name} changed the resource to ${JSON.stringify(after)}`);
+        if (JSON.stringify(await get(c, `/v1/audit_log?clinic_id=${c.clinicId}`)) !== JSON.stringify(audit))
+          failures.push(`PATCH ${route.path} with ${name} wrote an audit entry`);
+        if (JSON.stringify(await get(c, `/v1/events?clinic_id=${c.clinicId}`)) !== JSON.stringify(events))
+          failures.push(`PATCH ${route.path} with ${name} recorded an event`);
       }
     }
     expect(failures).toEqual([]);

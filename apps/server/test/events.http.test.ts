@@ -55,7 +55,12 @@ async function freePort(): Promise<number> {
   return probe.port;
 }
 
-async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
+async function until<T>(
+  what: string,
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  timeoutMs = 20_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();
@@ -65,7 +70,10 @@ async function until<T>(what: string, read: () => Promise<T>, done: (value: T) =
   }
 }
 
-const settings = { config: { ...baseConfig, webhooks: { allowPrivate: true, retryDelaysS: [1, 1, 1] }, jobPollIntervalMs: 500 }, now: () => new Date("2027-03-01T00:00:00Z") };
+const settings = {
+  config: { ...baseConfig, webhooks: { allowPrivate: true, retryDelaysS: [1, 1, 1] }, jobPollIntervalMs: 500 },
+  now: () => new Date("2027-03-01T00:00:00Z"),
+};
 const t = useTestApp({ ...settings, workers: false });
 
 describe("webhooks over /v1", () => {
@@ -73,7 +81,13 @@ describe("webhooks over /v1", () => {
   // whose tests need to know which workers are running on the (shared) database.
   let workers: FastifyInstance | undefined;
   beforeAll(async () => {
-    workers = await buildApp({ ...settings, database: t.handle, verifier: createTokenVerifier({ secret: testSecret }), logger: false, workers: true });
+    workers = await buildApp({
+      ...settings,
+      database: t.handle,
+      verifier: createTokenVerifier({ secret: testSecret }),
+      logger: false,
+      workers: true,
+    });
   });
   afterAll(async () => {
     await workers?.close();
@@ -93,12 +107,36 @@ describe("webhooks over /v1", () => {
     const hook = created.json<{ id: string; secret: string; url: string; active: boolean }>();
     expect(hook.secret).toMatch(/^whsec_/);
     expect(hook).toMatchObject({ active: true });
-    const listed = await request(t.app, { method: "GET", url: `/v1/clinics/${c.clinicId}/webhooks`, token: c.admin.token });
+    const listed = await request(t.app, {
+      method: "GET",
+      url: `/v1/clinics/${c.clinicId}/webhooks`,
+      token: c.admin.token,
+    });
     expect(listed.body).not.toContain(hook.secret);
 
-    const booked = await request(t.app, { method: "POST", url: `/v1/appointments?clinic_id=${c.clinicId}`, token: c.staff.token, body: { service_id: service, start: "2027-03-15T09:00:00Z", patient: { name: "Pat" } } });
+    const booked = await request(t.app, {
+      method: "POST",
+      url: `/v1/appointments?clinic_id=${c.clinicId}`,
+      token: c.staff.token,
+      body: { service_id: service, start: "2027-03-15T09:00:00Z", patient: { name: "Pat" } },
+    });
     expect(booked.statusCode).toBe(201);
-    const deliveries = () => request(t.app, { method: "GET", url: `/v1/clinics/${c.clinicId}/webhooks/${hook.id}/deliveries`, token: c.admin.token }).then((r) => r.json<{ deliveries: { status: string; attempts: number; last_error: string | null; last_status_code: number | null }[] }>().deliveries);
+    const deliveries = () =>
+      request(t.app, {
+        method: "GET",
+        url: `/v1/clinics/${c.clinicId}/webhooks/${hook.id}/deliveries`,
+        token: c.admin.token,
+      }).then(
+        (r) =>
+          r.json<{
+            deliveries: {
+              status: string;
+              attempts: number;
+              last_error: string | null;
+              last_status_code: number | null;
+            }[];
+          }>().deliveries,
+      );
     // The receiver is down for the first attempt.
     const first = await until("a failed first attempt", deliveries, (d) => (d[0]?.attempts ?? 0) >= 1);
     expect(first[0]).toMatchObject({ status: "pending", last_status_code: null });
@@ -114,18 +152,44 @@ describe("webhooks over /v1", () => {
       expect(failed?.headers["webhook-id"]).toBe(ok?.headers["webhook-id"]);
       const verifier = new Webhook(hook.secret);
       for (const r of receiver.requests) {
-        const event = verifier.verify(r.body, { "webhook-id": String(r.headers["webhook-id"]), "webhook-timestamp": String(r.headers["webhook-timestamp"]), "webhook-signature": String(r.headers["webhook-signature"]) }) as { id: string; type: string; data: { id: string } };
-        expect(event).toMatchObject({ id: r.headers["webhook-id"], type: "appointment.booked", data: { id: booked.json<{ id: string }>().id } });
+        const event = verifier.verify(r.body, {
+          "webhook-id": String(r.headers["webhook-id"]),
+          "webhook-timestamp": String(r.headers["webhook-timestamp"]),
+          "webhook-signature": String(r.headers["webhook-signature"]),
+        }) as { id: string; type: string; data: { id: string } };
+        expect(event).toMatchObject({
+          id: r.headers["webhook-id"],
+          type: "appointment.booked",
+          data: { id: booked.json<{ id: string }>().id },
+        });
       }
       // A tampered body does not verify.
-      expect(() => verifier.verify(`${ok?.body ?? ""} `, { "webhook-id": String(ok?.headers["webhook-id"]), "webhook-timestamp": String(ok?.headers["webhook-timestamp"]), "webhook-signature": String(ok?.headers["webhook-signature"]) })).toThrow();
+      expect(() =>
+        verifier.verify(`${ok?.body ?? ""} `, {
+          "webhook-id": String(ok?.headers["webhook-id"]),
+          "webhook-timestamp": String(ok?.headers["webhook-timestamp"]),
+          "webhook-signature": String(ok?.headers["webhook-signature"]),
+        }),
+      ).toThrow();
       // Only a short excerpt of a failed answer is kept.
       const history = await deliveries();
       expect((history[0]?.last_error ?? "").length).toBeLessThanOrEqual(300);
 
       // H7 delivers a webhook.test event; H6 retries a delivery now.
-      expect((await request(t.app, { method: "POST", url: `/v1/clinics/${c.clinicId}/webhooks/${hook.id}/test`, token: c.admin.token })).statusCode).toBe(202);
-      await until("the test event", () => Promise.resolve(receiver.requests.map((r) => (JSON.parse(r.body) as { type: string }).type)), (types) => types.includes("webhook.test"));
+      expect(
+        (
+          await request(t.app, {
+            method: "POST",
+            url: `/v1/clinics/${c.clinicId}/webhooks/${hook.id}/test`,
+            token: c.admin.token,
+          })
+        ).statusCode,
+      ).toBe(202);
+      await until(
+        "the test event",
+        () => Promise.resolve(receiver.requests.map((r) => (JSON.parse(r.body) as { type: string }).type)),
+        (types) => types.includes("webhook.test"),
+      );
       const all = await deliveries();
       const original = all.find((d) => d.status === "succeeded" && d.attempts >= 3);
       expect(original).toBeDefined();
@@ -139,19 +203,63 @@ describe("webhooks over /v1", () => {
     const receiver = new Receiver([503]);
     await receiver.start();
     try {
-      const hook = (await request(t.app, { method: "POST", url: `/v1/clinics/${c.clinicId}/webhooks`, token: c.admin.token, body: { url: `http://127.0.0.1:${String(receiver.port)}/`, event_types: ["*"] } })).json<{ id: string }>();
-      await request(t.app, { method: "POST", url: `/v1/services?clinic_id=${c.clinicId}`, token: c.admin.token, body: { name: "Check", duration_min: 30 } });
+      const hook = (
+        await request(t.app, {
+          method: "POST",
+          url: `/v1/clinics/${c.clinicId}/webhooks`,
+          token: c.admin.token,
+          body: { url: `http://127.0.0.1:${String(receiver.port)}/`, event_types: ["*"] },
+        })
+      ).json<{ id: string }>();
+      await request(t.app, {
+        method: "POST",
+        url: `/v1/services?clinic_id=${c.clinicId}`,
+        token: c.admin.token,
+        body: { name: "Check", duration_min: 30 },
+      });
       const list = (status?: string) =>
-        request(t.app, { method: "GET", url: `/v1/clinics/${c.clinicId}/webhooks/${hook.id}/deliveries${status ? `?status=${status}` : ""}`, token: c.admin.token }).then((r) => r.json<{ deliveries: { id: string; attempts: number; status: string }[] }>().deliveries);
-      const failed = await until("the delivery to fail", () => list("failed"), (d) => d.length === 1);
+        request(t.app, {
+          method: "GET",
+          url: `/v1/clinics/${c.clinicId}/webhooks/${hook.id}/deliveries${status ? `?status=${status}` : ""}`,
+          token: c.admin.token,
+        }).then((r) => r.json<{ deliveries: { id: string; attempts: number; status: string }[] }>().deliveries);
+      const failed = await until(
+        "the delivery to fail",
+        () => list("failed"),
+        (d) => d.length === 1,
+      );
       expect(failed[0]?.attempts).toBe(4);
       expect(receiver.requests).toHaveLength(4);
       const id = failed[0]?.id ?? "";
-      expect((await request(t.app, { method: "POST", url: `/v1/clinics/${c.clinicId}/webhooks/${hook.id}/deliveries/${id}/retry`, token: c.admin.token })).statusCode).toBe(202);
-      await until("a fifth attempt", () => Promise.resolve(receiver.requests.length), (n) => n === 5);
+      expect(
+        (
+          await request(t.app, {
+            method: "POST",
+            url: `/v1/clinics/${c.clinicId}/webhooks/${hook.id}/deliveries/${id}/retry`,
+            token: c.admin.token,
+          })
+        ).statusCode,
+      ).toBe(202);
+      await until(
+        "a fifth attempt",
+        () => Promise.resolve(receiver.requests.length),
+        (n) => n === 5,
+      );
       const other = await bookableClinic(t.handle.db);
-      expect(problemOf(await request(t.app, { method: "POST", url: `/v1/clinics/${other.clinicId}/webhooks/${hook.id}/deliveries/${id}/retry`, token: other.admin.token }))).toMatchObject({ status: 404 });
-      expect(problemOf(await request(t.app, { method: "GET", url: `/v1/clinics/${c.clinicId}/webhooks`, token: c.staff.token }))).toMatchObject({ status: 403 });
+      expect(
+        problemOf(
+          await request(t.app, {
+            method: "POST",
+            url: `/v1/clinics/${other.clinicId}/webhooks/${hook.id}/deliveries/${id}/retry`,
+            token: other.admin.token,
+          }),
+        ),
+      ).toMatchObject({ status: 404 });
+      expect(
+        problemOf(
+          await request(t.app, { method: "GET", url: `/v1/clinics/${c.clinicId}/webhooks`, token: c.staff.token }),
+        ),
+      ).toMatchObject({ status: 403 });
     } finally {
       await receiver.stop();
     }
@@ -163,15 +271,44 @@ describe("outbound safety", () => {
 
   it("refuses http and internal addresses at H1 and H3", async () => {
     const c = await bookableClinic(strict.handle.db);
-    const create = (url: string) => request(strict.app, { method: "POST", url: `/v1/clinics/${c.clinicId}/webhooks`, token: c.admin.token, body: { url, event_types: ["*"] } });
-    for (const url of ["https://127.0.0.1/h", "https://[::1]/h", "https://10.0.0.1/h", "https://169.254.169.254/latest/meta-data", "https://[::ffff:127.0.0.1]/h", "https://[fd00::1]/h", "https://localhost/h", "http://93.184.215.14/h", "ftp://example.org/"]) {
-      expect(problemOf(await create(url)), url).toMatchObject({ status: 400, code: "VALIDATION_FAILED", errors: [{ path: "url" }] });
+    const create = (url: string) =>
+      request(strict.app, {
+        method: "POST",
+        url: `/v1/clinics/${c.clinicId}/webhooks`,
+        token: c.admin.token,
+        body: { url, event_types: ["*"] },
+      });
+    for (const url of [
+      "https://127.0.0.1/h",
+      "https://[::1]/h",
+      "https://10.0.0.1/h",
+      "https://169.254.169.254/latest/meta-data",
+      "https://[::ffff:127.0.0.1]/h",
+      "https://[fd00::1]/h",
+      "https://localhost/h",
+      "http://93.184.215.14/h",
+      "ftp://example.org/",
+    ]) {
+      expect(problemOf(await create(url)), url).toMatchObject({
+        status: 400,
+        code: "VALIDATION_FAILED",
+        errors: [{ path: "url" }],
+      });
     }
     // A public address is fine.
     const ok = await create("https://93.184.215.14/hook");
     expect(ok.statusCode, ok.body).toBe(201);
     const id = ok.json<{ id: string }>().id;
-    expect(problemOf(await request(strict.app, { method: "PATCH", url: `/v1/clinics/${c.clinicId}/webhooks/${id}`, token: c.admin.token, body: { url: "https://192.168.1.10/h" } }))).toMatchObject({ status: 400 });
+    expect(
+      problemOf(
+        await request(strict.app, {
+          method: "PATCH",
+          url: `/v1/clinics/${c.clinicId}/webhooks/${id}`,
+          token: c.admin.token,
+          body: { url: "https://192.168.1.10/h" },
+        }),
+      ),
+    ).toMatchObject({ status: 400 });
   });
 });
 
@@ -181,7 +318,11 @@ describe("deliveries across processes", () => {
   const apps: FastifyInstance[] = [];
   const app = async (options: { workers: boolean; allowPrivate: boolean; now?: () => Date }) => {
     const built = await buildApp({
-      config: { ...baseConfig, webhooks: { allowPrivate: options.allowPrivate, retryDelaysS: [] }, jobPollIntervalMs: 500 },
+      config: {
+        ...baseConfig,
+        webhooks: { allowPrivate: options.allowPrivate, retryDelaysS: [] },
+        jobPollIntervalMs: 500,
+      },
       database: handle,
       verifier: createTokenVerifier({ secret: testSecret }),
       logger: false,
@@ -203,14 +344,32 @@ describe("deliveries across processes", () => {
     const receiver = new Receiver([200]);
     await receiver.start();
     try {
-      const strictWorkers = await app({ workers: true, allowPrivate: false, now: () => new Date("2027-03-01T00:00:00Z") });
+      const strictWorkers = await app({
+        workers: true,
+        allowPrivate: false,
+        now: () => new Date("2027-03-01T00:00:00Z"),
+      });
       const c = await bookableClinic(handle.db);
       // Saved when the name was public; now it points to this machine.
-      await handle.db.insert(webhooks).values({ clinicId: c.clinicId, url: `https://localhost:${String(receiver.port)}/h`, eventTypes: ["*"], secret: "whsec_dGVzdHNlY3JldHRlc3RzZWNyZXQ=" });
-      await request(strictWorkers, { method: "POST", url: `/v1/services?clinic_id=${c.clinicId}`, token: c.admin.token, body: { name: "S", duration_min: 30 } });
+      await handle.db.insert(webhooks).values({
+        clinicId: c.clinicId,
+        url: `https://localhost:${String(receiver.port)}/h`,
+        eventTypes: ["*"],
+        secret: "whsec_dGVzdHNlY3JldHRlc3RzZWNyZXQ=",
+      });
+      await request(strictWorkers, {
+        method: "POST",
+        url: `/v1/services?clinic_id=${c.clinicId}`,
+        token: c.admin.token,
+        body: { name: "S", duration_min: 30 },
+      });
       const [hook] = await handle.db.select().from(webhooks).where(eq(webhooks.clinicId, c.clinicId));
       const list = () =>
-        request(strictWorkers, { method: "GET", url: `/v1/clinics/${c.clinicId}/webhooks/${hook?.id ?? ""}/deliveries`, token: c.admin.token }).then((r) => r.json<{ deliveries: { status: string; last_error: string | null }[] }>().deliveries);
+        request(strictWorkers, {
+          method: "GET",
+          url: `/v1/clinics/${c.clinicId}/webhooks/${hook?.id ?? ""}/deliveries`,
+          token: c.admin.token,
+        }).then((r) => r.json<{ deliveries: { status: string; last_error: string | null }[] }>().deliveries);
       const done = await until("the refused delivery", list, (d) => d[0]?.status === "failed");
       expect(done[0]?.last_error).toMatch(/refused|internal/);
       expect(receiver.requests).toHaveLength(0);
@@ -228,8 +387,18 @@ describe("deliveries across processes", () => {
       const first = await app({ workers: false, allowPrivate: true, now: () => new Date("2027-03-01T00:00:00Z") });
       const c = await bookableClinic(handle.db);
       const service = await addService(handle.db, c.clinicId, { providerId: c.provider.id });
-      await request(first, { method: "POST", url: `/v1/clinics/${c.clinicId}/webhooks`, token: c.admin.token, body: { url: `http://127.0.0.1:${String(receiver.port)}/`, event_types: ["appointment.booked"] } });
-      const booked = await request(first, { method: "POST", url: `/v1/appointments?clinic_id=${c.clinicId}`, token: c.staff.token, body: { service_id: service, start: "2027-03-15T09:00:00Z", patient: { name: "P" } } });
+      await request(first, {
+        method: "POST",
+        url: `/v1/clinics/${c.clinicId}/webhooks`,
+        token: c.admin.token,
+        body: { url: `http://127.0.0.1:${String(receiver.port)}/`, event_types: ["appointment.booked"] },
+      });
+      const booked = await request(first, {
+        method: "POST",
+        url: `/v1/appointments?clinic_id=${c.clinicId}`,
+        token: c.staff.token,
+        body: { service_id: service, start: "2027-03-15T09:00:00Z", patient: { name: "P" } },
+      });
       expect(booked.statusCode).toBe(201);
       await first.close();
       await new Promise((r) => setTimeout(r, 500));
@@ -237,10 +406,17 @@ describe("deliveries across processes", () => {
       // Two processes come up; the attempt is made by one of them, once.
       await app({ workers: true, allowPrivate: true });
       await app({ workers: true, allowPrivate: true });
-      await until("the delivery after the restart", () => Promise.resolve(receiver.requests.length), (n) => n === 1);
+      await until(
+        "the delivery after the restart",
+        () => Promise.resolve(receiver.requests.length),
+        (n) => n === 1,
+      );
       await new Promise((r) => setTimeout(r, 1500));
       expect(receiver.requests).toHaveLength(1);
-      expect(JSON.parse(receiver.requests[0]?.body ?? "{}")).toMatchObject({ type: "appointment.booked", data: { id: booked.json<{ id: string }>().id } });
+      expect(JSON.parse(receiver.requests[0]?.body ?? "{}")).toMatchObject({
+        type: "appointment.booked",
+        data: { id: booked.json<{ id: string }>().id },
+      });
     } finally {
       await receiver.stop();
     }
@@ -251,27 +427,60 @@ describe("deliveries across processes", () => {
     // clinic's now get both reminders planned, and every one of them is already due for the queue.
     const clinicNow = () => new Date(Date.now() - 120 * 60_000);
     const booking = await app({ workers: false, allowPrivate: true, now: clinicNow });
-    const c = await bookableClinic(handle.db, { hours: { weekdays: [1, 2, 3, 4, 5, 6, 7], opens: "00:00", closes: "24:00" } });
+    const c = await bookableClinic(handle.db, {
+      hours: { weekdays: [1, 2, 3, 4, 5, 6, 7], opens: "00:00", closes: "24:00" },
+    });
     const service = await addService(handle.db, c.clinicId, { providerId: c.provider.id, durationMin: 5 });
-    const offsets = await request(booking, { method: "PATCH", url: `/v1/clinics/${c.clinicId}`, token: c.admin.token, body: { reminder_offsets_min: [60, 30] } });
+    const offsets = await request(booking, {
+      method: "PATCH",
+      url: `/v1/clinics/${c.clinicId}`,
+      token: c.admin.token,
+      body: { reminder_offsets_min: [60, 30] },
+    });
     expect(offsets.json()).toMatchObject({ reminder_offsets_min: [60, 30] });
     // Start: the 5-minute grid point after the clinic's now + 61 minutes.
     const base = Math.ceil((clinicNow().getTime() + 61 * 60_000) / 300_000) * 300_000;
     const book = async (k: number) =>
-      (await request(booking, { method: "POST", url: `/v1/appointments?clinic_id=${c.clinicId}`, token: c.staff.token, body: { service_id: service, start: new Date(base + k * 300_000).toISOString(), patient: { name: `P${String(k)}` } } })).json<{ id: string }>();
+      (
+        await request(booking, {
+          method: "POST",
+          url: `/v1/appointments?clinic_id=${c.clinicId}`,
+          token: c.staff.token,
+          body: {
+            service_id: service,
+            start: new Date(base + k * 300_000).toISOString(),
+            patient: { name: `P${String(k)}` },
+          },
+        })
+      ).json<{ id: string }>();
     const booked = await Promise.all([0, 1, 2, 3, 4, 5].map(book));
     const canceled = booked[4];
     const moved = booked[5];
-    await request(booking, { method: "POST", url: `/v1/appointments/${canceled?.id ?? ""}/cancel?clinic_id=${c.clinicId}`, token: c.staff.token });
+    await request(booking, {
+      method: "POST",
+      url: `/v1/appointments/${canceled?.id ?? ""}/cancel?clinic_id=${c.clinicId}`,
+      token: c.staff.token,
+    });
     const movedTo = new Date(base + 10 * 300_000).toISOString();
-    expect((await request(booking, { method: "POST", url: `/v1/appointments/${moved?.id ?? ""}/reschedule?clinic_id=${c.clinicId}`, token: c.staff.token, body: { start: movedTo } })).statusCode).toBe(200);
+    expect(
+      (
+        await request(booking, {
+          method: "POST",
+          url: `/v1/appointments/${moved?.id ?? ""}/reschedule?clinic_id=${c.clinicId}`,
+          token: c.staff.token,
+          body: { start: movedTo },
+        })
+      ).statusCode,
+    ).toBe(200);
     // Two processes work the queue.
     await app({ workers: true, allowPrivate: true });
     await app({ workers: true, allowPrivate: true });
     const events = () =>
-      request(booking, { method: "GET", url: `/v1/events?clinic_id=${c.clinicId}&types=appointment.reminder`, token: c.admin.token }).then((r) =>
-        r.json<{ events: { data: { id: string; offset_min: number; start: string } }[] }>().events,
-      );
+      request(booking, {
+        method: "GET",
+        url: `/v1/events?clinic_id=${c.clinicId}&types=appointment.reminder`,
+        token: c.admin.token,
+      }).then((r) => r.json<{ events: { data: { id: string; offset_min: number; start: string } }[] }>().events);
     // 5 live appointments × 2 offsets.
     await until("ten reminders", events, (e) => e.length >= 10);
     await new Promise((r) => setTimeout(r, 1500));
@@ -280,14 +489,21 @@ describe("deliveries across processes", () => {
     const keys = reminders.map((e) => `${e.data.id}:${String(e.data.offset_min)}`);
     expect(new Set(keys).size).toBe(10);
     expect(reminders.some((e) => e.data.id === canceled?.id)).toBe(false);
-    expect(reminders.filter((e) => e.data.id === moved?.id).map((e) => e.data.start)).toEqual([movedTo, movedTo].map((s) => new Date(s).toISOString()));
+    expect(reminders.filter((e) => e.data.id === moved?.id).map((e) => e.data.start)).toEqual(
+      [movedTo, movedTo].map((s) => new Date(s).toISOString()),
+    );
   }, 60_000);
 });
 
 describe("calendar feeds over /v1", () => {
   it("serve text/calendar without authentication, and 404 for an unknown token", async () => {
     const c = await bookableClinic(t.handle.db);
-    const created = await request(t.app, { method: "POST", url: `/v1/clinics/${c.clinicId}/calendar_feeds`, token: c.admin.token, body: {} });
+    const created = await request(t.app, {
+      method: "POST",
+      url: `/v1/clinics/${c.clinicId}/calendar_feeds`,
+      token: c.admin.token,
+      body: {},
+    });
     expect(created.statusCode, created.body).toBe(201);
     const { url } = created.json<{ url: string }>();
     const path = new URL(url).pathname;
@@ -295,6 +511,8 @@ describe("calendar feeds over /v1", () => {
     expect(feed.statusCode).toBe(200);
     expect(feed.headers["content-type"]).toBe("text/calendar; charset=utf-8");
     expect(feed.body).toContain("BEGIN:VCALENDAR");
-    expect(problemOf(await t.app.inject({ method: "GET", url: `/v1/calendar/${"0".repeat(32)}${"A".repeat(43)}.ics` }))).toMatchObject({ status: 404 });
+    expect(
+      problemOf(await t.app.inject({ method: "GET", url: `/v1/calendar/${"0".repeat(32)}${"A".repeat(43)}.ics` })),
+    ).toMatchObject({ status: 404 });
   });
 });

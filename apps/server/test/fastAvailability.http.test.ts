@@ -34,12 +34,27 @@ describe("availability answers: ETag, 304 and the fast path", () => {
     expect(same.body).toBe("");
     expect(same.headers.etag).toBe(etag);
     // Another member of the clinic revalidates the same answer.
-    const other = await request(t.app, { method: "GET", url, token: c.admin.token, headers: { "if-none-match": `W/${etag}, "x"` } });
+    const other = await request(t.app, {
+      method: "GET",
+      url,
+      token: c.admin.token,
+      headers: { "if-none-match": `W/${etag}, "x"` },
+    });
     expect(other.statusCode).toBe(304);
 
-    const booked = await request(t.app, { method: "POST", url: `/v1/appointments?clinic_id=${c.clinicId}`, token: c.staff.token, body: { service_id: service, start: "2027-03-15T10:00:00Z", patient: { name: "Pat" } } });
+    const booked = await request(t.app, {
+      method: "POST",
+      url: `/v1/appointments?clinic_id=${c.clinicId}`,
+      token: c.staff.token,
+      body: { service_id: service, start: "2027-03-15T10:00:00Z", patient: { name: "Pat" } },
+    });
     expect(booked.statusCode).toBe(201);
-    const after = await request(t.app, { method: "GET", url, token: c.staff.token, headers: { "if-none-match": etag } });
+    const after = await request(t.app, {
+      method: "GET",
+      url,
+      token: c.staff.token,
+      headers: { "if-none-match": etag },
+    });
     expect(after.statusCode).toBe(200);
     expect(after.headers.etag).not.toBe(etag);
     const starts = (JSON.parse(after.body) as { slots: { start: string }[] }).slots.map((s) => s.start);
@@ -55,13 +70,23 @@ describe("availability answers: ETag, 304 and the fast path", () => {
     await request(t.app, { method: "GET", url, token: c.staff.token });
     const before = await request(t.app, { method: "GET", url, token: c.staff.token });
     clock = new Date("2027-03-15T11:30:00Z");
-    const later = await request(t.app, { method: "GET", url, token: c.staff.token, headers: { "if-none-match": String(before.headers.etag) } });
+    const later = await request(t.app, {
+      method: "GET",
+      url,
+      token: c.staff.token,
+      headers: { "if-none-match": String(before.headers.etag) },
+    });
     expect(later.statusCode).toBe(200);
     const slots = (JSON.parse(later.body) as { slots: { start: string }[] }).slots;
     expect(slots[0]?.start).toBe("2027-03-15T12:00:00.000Z");
     // The same cut through the procedure (tRPC, no fast path).
-    const viaTrpc = await request(t.app, { method: "GET", url: `/trpc/availability.get?input=${encodeURIComponent(JSON.stringify({ json: { clinic_id: c.clinicId, service_id: service, from: "2027-03-15", to: "2027-03-15" } }))}`, token: c.staff.token });
-    const trpcSlots = (JSON.parse(viaTrpc.body) as { result: { data: { json: { slots: unknown[] } } } }).result.data.json.slots;
+    const viaTrpc = await request(t.app, {
+      method: "GET",
+      url: `/trpc/availability.get?input=${encodeURIComponent(JSON.stringify({ json: { clinic_id: c.clinicId, service_id: service, from: "2027-03-15", to: "2027-03-15" } }))}`,
+      token: c.staff.token,
+    });
+    const trpcSlots = (JSON.parse(viaTrpc.body) as { result: { data: { json: { slots: unknown[] } } } }).result.data
+      .json.slots;
     expect(trpcSlots).toHaveLength(slots.length);
     clock = new Date("2027-03-01T00:00:00Z");
   });
@@ -83,9 +108,19 @@ describe("availability answers: ETag, 304 and the fast path", () => {
     await t.handle.db.update(clinics).set({ onlineBooking: true }).where(eq(clinics.id, c.clinicId));
     const open = await request(t.app, { method: "GET", url: online, token: stranger.token });
     expect(open.statusCode).toBe(200);
-    const again = await request(t.app, { method: "GET", url: online, token: stranger.token, headers: { "if-none-match": String(open.headers.etag) } });
+    const again = await request(t.app, {
+      method: "GET",
+      url: online,
+      token: stranger.token,
+      headers: { "if-none-match": String(open.headers.etag) },
+    });
     expect([200, 304]).toContain(again.statusCode);
-    const third = await request(t.app, { method: "GET", url: online, token: stranger.token, headers: { "if-none-match": String(again.headers.etag) } });
+    const third = await request(t.app, {
+      method: "GET",
+      url: online,
+      token: stranger.token,
+      headers: { "if-none-match": String(again.headers.etag) },
+    });
     expect(third.statusCode).toBe(304);
   });
 });

@@ -18,7 +18,11 @@ export function useTestApp(overrides: Partial<Omit<AppOptions, "database" | "ver
   beforeAll(async () => {
     handle = await openTestDatabase({ url: inject("databaseUrl"), templatePath: inject("pgliteTemplate") });
     app = await buildApp({
-      config: { allowedOrigins: ["https://app.clinic.example"], rateLimit: { max: 100_000, windowMs: 60_000 }, logLevel: "silent" },
+      config: {
+        allowedOrigins: ["https://app.clinic.example"],
+        rateLimit: { max: 100_000, windowMs: 60_000 },
+        logLevel: "silent",
+      },
       database: handle,
       verifier: createTokenVerifier({ secret: testSecret }),
       logger: false,
@@ -66,7 +70,15 @@ export async function request(
 }
 
 /** Asserts a problem+json body and returns it. */
-export function problemOf(response: LightMyRequestResponse): { status: number; code: string; detail: string; title: string; type: string; errors?: { path: string; message: string }[]; [k: string]: unknown } {
+export function problemOf(response: LightMyRequestResponse): {
+  status: number;
+  code: string;
+  detail: string;
+  title: string;
+  type: string;
+  errors?: { path: string; message: string }[];
+  [k: string]: unknown;
+} {
   if (!String(response.headers["content-type"]).startsWith("application/problem+json")) {
     throw new Error(`expected problem+json, got ${String(response.headers["content-type"])}: ${response.body}`);
   }

@@ -9,21 +9,40 @@ const t = useTestApp();
 describe("REST adapter", () => {
   it("creates, reads and updates a clinic with 201/200 and ISO millisecond timestamps", async () => {
     const admin = await newIdentity({ admin: true });
-    const created = await request(t.app, { method: "POST", url: "/v1/clinics", token: admin.token, body: { name: "Berlin Mitte", timezone: "Europe/Berlin" } });
+    const created = await request(t.app, {
+      method: "POST",
+      url: "/v1/clinics",
+      token: admin.token,
+      body: { name: "Berlin Mitte", timezone: "Europe/Berlin" },
+    });
     expect(created.statusCode).toBe(201);
     const clinic = created.json<{ id: string; created_at: string }>();
     expect(clinic.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
-    const read = await request(t.app, { method: "GET", url: `/v1/clinics/${clinic.id.toUpperCase()}`, token: admin.token });
+    const read = await request(t.app, {
+      method: "GET",
+      url: `/v1/clinics/${clinic.id.toUpperCase()}`,
+      token: admin.token,
+    });
     expect(read.statusCode).toBe(200);
     expect(read.json()).toMatchObject({ id: clinic.id, timezone: "Europe/Berlin" });
-    const patched = await request(t.app, { method: "PATCH", url: `/v1/clinics/${clinic.id}`, token: admin.token, body: { timezone: "America/New_York" } });
+    const patched = await request(t.app, {
+      method: "PATCH",
+      url: `/v1/clinics/${clinic.id}`,
+      token: admin.token,
+      body: { timezone: "America/New_York" },
+    });
     expect(patched.statusCode).toBe(200);
     expect(patched.json()).toMatchObject({ timezone: "America/New_York" });
   });
 
   it("answers validation failures with 400 problem+json and field errors", async () => {
     const admin = await newIdentity({ admin: true });
-    const response = await request(t.app, { method: "POST", url: "/v1/clinics", token: admin.token, body: { name: 42, extra: true } });
+    const response = await request(t.app, {
+      method: "POST",
+      url: "/v1/clinics",
+      token: admin.token,
+      body: { name: 42, extra: true },
+    });
     expect(response.statusCode).toBe(400);
     const body = problemOf(response);
     expect(body).toMatchObject({ status: 400, code: "VALIDATION_FAILED", title: "Bad Request" });
@@ -33,7 +52,13 @@ describe("REST adapter", () => {
   it("answers malformed JSON and a non-object body with 400", async () => {
     const admin = await newIdentity({ admin: true });
     const post = (payload: string) =>
-      t.app.inject({ method: "POST", url: "/v1/clinics", cookies: { access_token: admin.token }, headers: { "content-type": "application/json" }, payload });
+      t.app.inject({
+        method: "POST",
+        url: "/v1/clinics",
+        cookies: { access_token: admin.token },
+        headers: { "content-type": "application/json" },
+        payload,
+      });
     const malformed = await post("{not json");
     expect(malformed.statusCode).toBe(400);
     expect(problemOf(malformed).code).toBe("VALIDATION_FAILED");
@@ -43,10 +68,18 @@ describe("REST adapter", () => {
 
   it("refuses a clinic_id in the query that differs from the path", async () => {
     const clinic = await clinicFixture(t.handle.db);
-    const response = await request(t.app, { method: "GET", url: `/v1/clinics/${clinic.clinicId}?clinic_id=${crypto.randomUUID()}`, token: clinic.admin.token });
+    const response = await request(t.app, {
+      method: "GET",
+      url: `/v1/clinics/${clinic.clinicId}?clinic_id=${crypto.randomUUID()}`,
+      token: clinic.admin.token,
+    });
     expect(response.statusCode).toBe(400);
     expect(problemOf(response).code).toBe("VALIDATION_FAILED");
-    const same = await request(t.app, { method: "GET", url: `/v1/clinics/${clinic.clinicId}?clinic_id=${clinic.clinicId}`, token: clinic.admin.token });
+    const same = await request(t.app, {
+      method: "GET",
+      url: `/v1/clinics/${clinic.clinicId}?clinic_id=${clinic.clinicId}`,
+      token: clinic.admin.token,
+    });
     expect(same.statusCode).toBe(200);
   });
 
@@ -61,7 +94,8 @@ describe("REST adapter", () => {
 
   it("paginates the members list with limit and next_cursor", async () => {
     const clinic = await clinicFixture(t.handle.db);
-    for (let i = 0; i < 4; i++) await addMember(t.handle.db, clinic.clinicId, { role: "STAFF", fullName: `Extra ${i}` });
+    for (let i = 0; i < 4; i++)
+      await addMember(t.handle.db, clinic.clinicId, { role: "STAFF", fullName: `Extra ${i}` });
     const names: string[] = [];
     let url = `/v1/clinics/${clinic.clinicId}/members?limit=2`;
     for (let page = 0; page < 10; page++) {
@@ -73,9 +107,17 @@ describe("REST adapter", () => {
       url = `/v1/clinics/${clinic.clinicId}/members?limit=2&cursor=${encodeURIComponent(body.next_cursor)}`;
     }
     expect(names).toEqual(["Admin Person", "Agent Person", "Extra 0", "Extra 1", "Extra 2", "Extra 3", "Staff Person"]);
-    const badLimit = await request(t.app, { method: "GET", url: `/v1/clinics/${clinic.clinicId}/members?limit=0`, token: clinic.admin.token });
+    const badLimit = await request(t.app, {
+      method: "GET",
+      url: `/v1/clinics/${clinic.clinicId}/members?limit=0`,
+      token: clinic.admin.token,
+    });
     expect(badLimit.statusCode).toBe(400);
-    const badCursor = await request(t.app, { method: "GET", url: `/v1/clinics/${clinic.clinicId}/members?cursor=zzz`, token: clinic.admin.token });
+    const badCursor = await request(t.app, {
+      method: "GET",
+      url: `/v1/clinics/${clinic.clinicId}/members?cursor=zzz`,
+      token: clinic.admin.token,
+    });
     expect(badCursor.statusCode).toBe(400);
   });
 
@@ -93,12 +135,24 @@ describe("service endpoints", () => {
     expect(ready.statusCode).toBe(200);
     const doc = (await t.app.inject({ method: "GET", url: "/v1/openapi.json" })).json<{
       openapi: string;
-      paths: Record<string, Record<string, { responses: Record<string, unknown>; parameters: { name: string; in: string }[] }>>;
+      paths: Record<
+        string,
+        Record<string, { responses: Record<string, unknown>; parameters: { name: string; in: string }[] }>
+      >;
     }>();
     expect(doc.openapi).toBe("3.1.0");
-    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(["/v1/clinics", "/v1/clinics/{clinic_id}", "/v1/clinics/{clinic_id}/members", "/v1/clinics/{clinic_id}/members/{user_id}"]));
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining([
+        "/v1/clinics",
+        "/v1/clinics/{clinic_id}",
+        "/v1/clinics/{clinic_id}/members",
+        "/v1/clinics/{clinic_id}/members/{user_id}",
+      ]),
+    );
     const addMember = doc.paths["/v1/clinics/{clinic_id}/members"]?.post;
-    expect(Object.keys(addMember?.responses ?? {})).toEqual(expect.arrayContaining(["201", "400", "401", "403", "404", "409"]));
+    expect(Object.keys(addMember?.responses ?? {})).toEqual(
+      expect.arrayContaining(["201", "400", "401", "403", "404", "409"]),
+    );
     expect(addMember?.parameters).toContainEqual(expect.objectContaining({ name: "clinic_id", in: "path" }));
     const docs = await t.app.inject({ method: "GET", url: "/docs/" });
     expect(docs.statusCode).toBe(200);
@@ -114,6 +168,8 @@ describe("service endpoints", () => {
     const admin = await newIdentity({ admin: true });
     const response = await request(t.app, { method: "GET", url: "/trpc/clinics.create", token: admin.token });
     expect(response.statusCode).toBe(405);
-    expect(response.json<{ error: { json: { data: { domain_code: string } } } }>().error.json.data.domain_code).toBe("VALIDATION_FAILED");
+    expect(response.json<{ error: { json: { data: { domain_code: string } } } }>().error.json.data.domain_code).toBe(
+      "VALIDATION_FAILED",
+    );
   });
 });

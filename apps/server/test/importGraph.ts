@@ -105,5 +105,10 @@ export function cyclesOf(edges: Map<string, readonly string[]>): string[][] {
 
 /** The module dependency list as docs/architecture.md shows it between its markers. */
 export function renderModuleDependencies(deps: Map<string, string[]>): string {
-  return [...deps].map(([name, targets]) => `- \`${name}\` → ${targets.length > 0 ? targets.map((t) => `\`${t}\``).join(", ") : "no other module"}`).join("\n");
+  return [...deps]
+    .map(
+      ([name, targets]) =>
+        `- \`${name}\` → ${targets.length > 0 ? targets.map((t) => `\`${t}\``).join(", ") : "no other module"}`,
+    )
+    .join("\n");
 }

@@ -11,7 +11,9 @@ import { problemOf, request, useTestApp } from "./helpers.ts";
 
 const t = useTestApp();
 
-const lists = restRoutes(appRouter).filter((e) => e.rest.method === "GET" && e.input instanceof z.ZodObject && "cursor" in e.input.shape);
+const lists = restRoutes(appRouter).filter(
+  (e) => e.rest.method === "GET" && e.input instanceof z.ZodObject && "cursor" in e.input.shape,
+);
 
 const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
 const tampered = {
@@ -27,7 +29,15 @@ const instantKeyed = new Set(["appointments.list", "audit.list", "me.appointment
 /** Path parameters besides the clinic, made in the test's clinic. */
 const pathParameters: Record<string, (db: Db, clinicId: string) => Promise<Record<string, string>>> = {
   "webhooks.deliveries": async (db, clinicId) => {
-    const [hook] = await db.insert(webhooks).values({ clinicId, url: "https://example.org/h", eventTypes: ["*"], secret: "whsec_dGVzdHNlY3JldHRlc3RzZWNyZXQ=" }).returning({ id: webhooks.id });
+    const [hook] = await db
+      .insert(webhooks)
+      .values({
+        clinicId,
+        url: "https://example.org/h",
+        eventTypes: ["*"],
+        secret: "whsec_dGVzdHNlY3JldHRlc3RzZWNyZXQ=",
+      })
+      .returning({ id: webhooks.id });
     return { id: hook?.id ?? "" };
   },
 };
@@ -35,21 +45,45 @@ const notAnInstant = encode(["yesterday", "00000000-0000-4000-8000-000000000000"
 
 describe("lists", () => {
   it("are the lists that can grow", () => {
-    expect(lists.map((e) => e.procedure).sort()).toEqual(["appointments.list", "audit.list", "clinics.list", "me.appointments", "members.list", "providers.list", "services.list", "webhooks.deliveries"]);
+    expect(lists.map((e) => e.procedure).sort()).toEqual([
+      "appointments.list",
+      "audit.list",
+      "clinics.list",
+      "me.appointments",
+      "members.list",
+      "providers.list",
+      "services.list",
+      "webhooks.deliveries",
+    ]);
   });
 
-  it.each(lists.map((e) => [e.procedure, e] as const))("%s answers a cursor it did not issue with 400 VALIDATION_FAILED", async (_name, entry) => {
-    const clinic = await clinicFixture(t.handle.db);
-    const admin = await newIdentity({ admin: true });
-    let path = entry.rest.path.replace(":clinic_id", clinic.clinicId);
-    for (const [name, value] of Object.entries((await pathParameters[entry.procedure]?.(t.handle.db, clinic.clinicId)) ?? {})) path = path.replace(`:${name}`, value);
-    expect(path, "a list with other path parameters needs this test extended").not.toContain(":");
-    const base = entry.input instanceof z.ZodObject && "clinic_id" in entry.input.shape ? `${path}?clinic_id=${clinic.clinicId}&` : `${path}?`;
-    const cases = Object.entries(instantKeyed.has(entry.procedure) ? { ...tampered, "not an instant": notAnInstant } : tampered);
-    for (const [what, cursor] of cases) {
-      const response = await request(t.app, { method: "GET", url: `${base}cursor=${encodeURIComponent(cursor)}`, token: admin.token });
-      expect(response.statusCode, `${what}: ${response.body}`).toBe(400);
-      expect(problemOf(response)).toMatchObject({ code: "VALIDATION_FAILED", errors: [{ path: "cursor" }] });
-    }
-  });
+  it.each(lists.map((e) => [e.procedure, e] as const))(
+    "%s answers a cursor it did not issue with 400 VALIDATION_FAILED",
+    async (_name, entry) => {
+      const clinic = await clinicFixture(t.handle.db);
+      const admin = await newIdentity({ admin: true });
+      let path = entry.rest.path.replace(":clinic_id", clinic.clinicId);
+      for (const [name, value] of Object.entries(
+        (await pathParameters[entry.procedure]?.(t.handle.db, clinic.clinicId)) ?? {},
+      ))
+        path = path.replace(`:${name}`, value);
+      expect(path, "a list with other path parameters needs this test extended").not.toContain(":");
+      const base =
+        entry.input instanceof z.ZodObject && "clinic_id" in entry.input.shape
+          ? `${path}?clinic_id=${clinic.clinicId}&`
+          : `${path}?`;
+      const cases = Object.entries(
+        instantKeyed.has(entry.procedure) ? { ...tampered, "not an instant": notAnInstant } : tampered,
+      );
+      for (const [what, cursor] of cases) {
+        const response = await request(t.app, {
+          method: "GET",
+          url: `${base}cursor=${encodeURIComponent(cursor)}`,
+          token: admin.token,
+        });
+        expect(response.statusCode, `${what}: ${response.body}`).toBe(400);
+        expect(problemOf(response)).toMatchObject({ code: "VALIDATION_FAILED", errors: [{ path: "cursor" }] });
+      }
+    },
+  );
 });

@@ -41,13 +41,24 @@ async function signIn(app: FastifyInstance, token: string): Promise<void> {
 
 /** The member entry of `userId` as the clinic admin sees it in M2. */
 async function memberIn(app: FastifyInstance, clinic: { clinicId: string; admin: TestUser }, userId: string) {
-  const response = await request(app, { method: "GET", url: `/v1/clinics/${clinic.clinicId}/members`, token: clinic.admin.token });
+  const response = await request(app, {
+    method: "GET",
+    url: `/v1/clinics/${clinic.clinicId}/members`,
+    token: clinic.admin.token,
+  });
   expect(response.statusCode).toBe(200);
-  return response.json<{ members: { user_id: string; email: string; phone_e164: string | null }[] }>().members.find((m) => m.user_id === userId);
+  return response
+    .json<{ members: { user_id: string; email: string; phone_e164: string | null }[] }>()
+    .members.find((m) => m.user_id === userId);
 }
 
 /** Clinic `b`'s admin links `person` (a member of `a`) by user id (M1). */
-async function link(app: FastifyInstance, b: { clinicId: string; admin: TestUser }, person: TestUser, body: Record<string, unknown> = {}) {
+async function link(
+  app: FastifyInstance,
+  b: { clinicId: string; admin: TestUser },
+  person: TestUser,
+  body: Record<string, unknown> = {},
+) {
   const response = await request(app, {
     method: "POST",
     url: `/v1/clinics/${b.clinicId}/members`,
@@ -78,7 +89,9 @@ describe("a member's e-mail and phone follow the latest token", () => {
     const url = `/v1/clinics/${a.clinicId}/providers?clinic_id=${a.clinicId}&q=${encodeURIComponent(email)}`;
     const response = await request(one.app, { method: "GET", url, token: a.admin.token });
     expect(response.statusCode).toBe(200);
-    expect(response.json<{ providers: { user_id: string; email: string }[] }>().providers).toMatchObject([{ user_id: provider.id, email }]);
+    expect(response.json<{ providers: { user_id: string; email: string }[] }>().providers).toMatchObject([
+      { user_id: provider.id, email },
+    ]);
   });
 
   it("shows the membership's own phone when set, else the phone of the latest token", async () => {
@@ -90,7 +103,12 @@ describe("a member's e-mail and phone follow the latest token", () => {
     expect(await memberIn(one.app, a, person.id)).toMatchObject({ phone_e164: "+15550001111" });
     expect(await memberIn(one.app, b, person.id)).toMatchObject({ phone_e164: "+4930111111" });
     // M3 clearing the membership's phone falls back to the token's.
-    const cleared = await request(one.app, { method: "PATCH", url: `/v1/clinics/${b.clinicId}/members/${person.id}`, token: b.admin.token, body: { phone_e164: null } });
+    const cleared = await request(one.app, {
+      method: "PATCH",
+      url: `/v1/clinics/${b.clinicId}/members/${person.id}`,
+      token: b.admin.token,
+      body: { phone_e164: null },
+    });
     expect(cleared.statusCode).toBe(200);
     expect(await memberIn(one.app, b, person.id)).toMatchObject({ phone_e164: "+15550001111" });
     // A later token with another phone.
@@ -123,7 +141,10 @@ describe("a member's e-mail and phone follow the latest token", () => {
     await signIn(one.app, await tokenFor(person, own, { phone: "+15550003333" }));
     const linked = await link(one.app, b, person, { email: "chosen-by-b@test.example" });
     expect(linked).toMatchObject({ email: "chosen-by-b@test.example", phone_e164: null });
-    expect(await memberIn(one.app, b, person.id)).toMatchObject({ email: "chosen-by-b@test.example", phone_e164: null });
+    expect(await memberIn(one.app, b, person.id)).toMatchObject({
+      email: "chosen-by-b@test.example",
+      phone_e164: null,
+    });
     // The person's next token is the latest word on their contact details, in B too.
     await signIn(one.app, await tokenFor(person, own, { phone: "+15550003333", lifetime: "2h" }));
     expect(await memberIn(one.app, b, person.id)).toMatchObject({ email: own, phone_e164: "+15550003333" });

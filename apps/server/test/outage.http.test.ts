@@ -39,7 +39,10 @@ class CuttableProxy {
   async cut(): Promise<void> {
     for (const socket of this.sockets) socket.destroy();
     await new Promise<void>((resolve) => {
-      if (this.server) this.server.close(() => { resolve(); });
+      if (this.server)
+        this.server.close(() => {
+          resolve();
+        });
       else resolve();
     });
   }

@@ -39,7 +39,12 @@ describe.skipIf(!enabled)("a real PostgreSQL stopped and started under load", ()
     await migrate(handle.db);
     await installJobQueue(handle);
     app = await buildApp({
-      config: { allowedOrigins: [], rateLimit: { max: 1_000_000, windowMs: 60_000 }, logLevel: "silent", bookingRateLimit: 1_000_000 },
+      config: {
+        allowedOrigins: [],
+        rateLimit: { max: 1_000_000, windowMs: 60_000 },
+        logLevel: "silent",
+        bookingRateLimit: 1_000_000,
+      },
       database: handle,
       verifier: createTokenVerifier({ secret: testSecret }),
       logger: false,
@@ -54,7 +59,9 @@ describe.skipIf(!enabled)("a real PostgreSQL stopped and started under load", ()
   });
 
   it("keeps the process up, answers at once while the database is away, and recovers within 2 s", async () => {
-    const c = await bookableClinic(handle.db, { hours: { weekdays: [1, 2, 3, 4, 5, 6, 7], opens: "00:00", closes: "24:00" } });
+    const c = await bookableClinic(handle.db, {
+      hours: { weekdays: [1, 2, 3, 4, 5, 6, 7], opens: "00:00", closes: "24:00" },
+    });
     const service = await addService(handle.db, c.clinicId, { providerId: c.provider.id, durationMin: 5 });
     const outcomes: Outcome[] = [];
     let slot = 0;
@@ -68,9 +75,17 @@ describe.skipIf(!enabled)("a real PostgreSQL stopped and started under load", ()
               method: "POST",
               url: `/v1/appointments?clinic_id=${c.clinicId}`,
               token: c.staff.token,
-              body: { service_id: service, start: new Date(base + slot++ * 300_000).toISOString(), patient: { name: "Load" } },
+              body: {
+                service_id: service,
+                start: new Date(base + slot++ * 300_000).toISOString(),
+                patient: { name: "Load" },
+              },
             })
-          : await request(app, { method: "GET", url: `/v1/appointments?clinic_id=${c.clinicId}&limit=5`, token: c.staff.token });
+          : await request(app, {
+              method: "GET",
+              url: `/v1/appointments?clinic_id=${c.clinicId}&limit=5`,
+              token: c.staff.token,
+            });
       const endedAt = performance.now();
       const problem = response.statusCode >= 400 ? response.json<{ code?: string; detail?: string }>() : undefined;
       outcomes.push({ startedAt, endedAt, status: response.statusCode, code: problem?.code, detail: problem?.detail });
@@ -125,7 +140,9 @@ describe.skipIf(!enabled)("a real PostgreSQL stopped and started under load", ()
     // ... at once: without the circuit breaker each one waits for the 1.5 s connect timeout.
     const latencies = during.map((o) => o.endedAt - o.startedAt).sort((a, b) => a - b);
     const median = latencies[Math.floor(latencies.length / 2)] ?? Infinity;
-    console.log(`outage: median answer while the database was away ${median.toFixed(1)} ms over ${String(latencies.length)} requests`);
+    console.log(
+      `outage: median answer while the database was away ${median.toFixed(1)} ms over ${String(latencies.length)} requests`,
+    );
     expect(median).toBeLessThan(250);
 
     // Back within 2 s: every request sent 2 s after the database returned succeeded.

@@ -4,12 +4,26 @@ import { describe, expect, it } from "vitest";
 import { addService, bookableClinic, newIdentity } from "@clinic/api/testing";
 import { problemOf, request, useTestApp } from "./helpers.ts";
 
-const t = useTestApp({ now: () => new Date("2027-03-01T00:00:00Z"), config: { allowedOrigins: [], rateLimit: { max: 100_000, windowMs: 60_000 }, logLevel: "silent", bookingRateLimit: 1_000 } });
+const t = useTestApp({
+  now: () => new Date("2027-03-01T00:00:00Z"),
+  config: {
+    allowedOrigins: [],
+    rateLimit: { max: 100_000, windowMs: 60_000 },
+    logLevel: "silent",
+    bookingRateLimit: 1_000,
+  },
+});
 
 async function onlineClinic(online = true) {
   const c = await bookableClinic(t.handle.db);
   const service = await addService(t.handle.db, c.clinicId, { providerId: c.provider.id });
-  if (online) await request(t.app, { method: "PATCH", url: `/v1/clinics/${c.clinicId}`, token: c.admin.token, body: { online_booking: true } });
+  if (online)
+    await request(t.app, {
+      method: "PATCH",
+      url: `/v1/clinics/${c.clinicId}`,
+      token: c.admin.token,
+      body: { online_booking: true },
+    });
   return { ...c, service };
 }
 
@@ -25,10 +39,17 @@ describe("patient routes over /v1", () => {
       method: "POST",
       url: `/v1/booking/clinics/${c.clinicId}/appointments`,
       token: b.token,
-      body: { service_id: c.service, start: "2027-03-15T09:00:00Z", patient: { name: secrets.name, phone_e164: secrets.phone } },
+      body: {
+        service_id: c.service,
+        start: "2027-03-15T09:00:00Z",
+        patient: { name: secrets.name, phone_e164: secrets.phone },
+      },
     });
     expect(booked.statusCode, booked.body).toBe(201);
-    expect(booked.json()).toMatchObject({ patient: { name: secrets.name, email: b.email, phone_e164: secrets.phone }, patient_user_id: b.id });
+    expect(booked.json()).toMatchObject({
+      patient: { name: secrets.name, email: b.email, phone_e164: secrets.phone },
+      patient_user_id: b.id,
+    });
     const id = booked.json<{ id: string }>().id;
 
     // Patient A, and a member (CLINIC_ADMIN) of another clinic, against B's appointment.
@@ -37,7 +58,12 @@ describe("patient routes over /v1", () => {
       const answers = [
         await request(t.app, { method: "GET", url: `/v1/me/appointments/${id}`, token: who.token }),
         await request(t.app, { method: "POST", url: `/v1/me/appointments/${id}/cancel`, token: who.token }),
-        await request(t.app, { method: "POST", url: `/v1/me/appointments/${id}/reschedule`, token: who.token, body: { start: "2027-03-15T11:00:00Z" } }),
+        await request(t.app, {
+          method: "POST",
+          url: `/v1/me/appointments/${id}/reschedule`,
+          token: who.token,
+          body: { start: "2027-03-15T11:00:00Z" },
+        }),
       ];
       for (const answer of answers) {
         expect(problemOf(answer)).toMatchObject({ status: 404, code: "NOT_FOUND" });
@@ -51,52 +77,105 @@ describe("patient routes over /v1", () => {
 
     // Every booking-page route of a clinic without online booking is 404, for anyone, members included.
     for (const who of [a, closed.admin, closed.staff]) {
-      for (const url of [`/v1/booking/clinics/${closed.clinicId}`, `/v1/booking/clinics/${closed.clinicId}/services`, `/v1/booking/clinics/${closed.clinicId}/availability?service_id=${closed.service}`]) {
-        expect(problemOf(await request(t.app, { method: "GET", url, token: who.token }))).toMatchObject({ status: 404, code: "NOT_FOUND" });
+      for (const url of [
+        `/v1/booking/clinics/${closed.clinicId}`,
+        `/v1/booking/clinics/${closed.clinicId}/services`,
+        `/v1/booking/clinics/${closed.clinicId}/availability?service_id=${closed.service}`,
+      ]) {
+        expect(problemOf(await request(t.app, { method: "GET", url, token: who.token }))).toMatchObject({
+          status: 404,
+          code: "NOT_FOUND",
+        });
       }
-      const post = await request(t.app, { method: "POST", url: `/v1/booking/clinics/${closed.clinicId}/appointments`, token: who.token, body: { service_id: closed.service, start: "2027-03-15T09:00:00Z", patient: { name: "X" } } });
+      const post = await request(t.app, {
+        method: "POST",
+        url: `/v1/booking/clinics/${closed.clinicId}/appointments`,
+        token: who.token,
+        body: { service_id: closed.service, start: "2027-03-15T09:00:00Z", patient: { name: "X" } },
+      });
       expect(post.statusCode).toBe(404);
     }
 
     // What A sees of the clinic carries nothing of B.
-    for (const url of [`/v1/booking/clinics/${c.clinicId}`, `/v1/booking/clinics/${c.clinicId}/services`, `/v1/booking/clinics/${c.clinicId}/availability?service_id=${c.service}&from=2027-03-15&to=2027-03-15`]) {
+    for (const url of [
+      `/v1/booking/clinics/${c.clinicId}`,
+      `/v1/booking/clinics/${c.clinicId}/services`,
+      `/v1/booking/clinics/${c.clinicId}/availability?service_id=${c.service}&from=2027-03-15&to=2027-03-15`,
+    ]) {
       const answer = await request(t.app, { method: "GET", url, token: a.token });
       expect(answer.statusCode).toBe(200);
       expect(answer.body).not.toContain(secrets.name);
       expect(answer.body).not.toContain(b.email);
     }
     // B sees their own.
-    expect((await request(t.app, { method: "GET", url: `/v1/me/appointments/${id}`, token: b.token })).statusCode).toBe(200);
+    expect((await request(t.app, { method: "GET", url: `/v1/me/appointments/${id}`, token: b.token })).statusCode).toBe(
+      200,
+    );
     // Without a token, 401.
-    expect(problemOf(await request(t.app, { method: "GET", url: "/v1/me/appointments" }))).toMatchObject({ status: 401, code: "UNAUTHENTICATED" });
+    expect(problemOf(await request(t.app, { method: "GET", url: "/v1/me/appointments" }))).toMatchObject({
+      status: 401,
+      code: "UNAUTHENTICATED",
+    });
   });
 
   it("ignores an e-mail a patient tries to send (the token's is used) and answers 409 BOOKING_LIMIT", async () => {
     const c = await onlineClinic();
-    await request(t.app, { method: "PATCH", url: `/v1/clinics/${c.clinicId}`, token: c.admin.token, body: { max_open_bookings_per_patient: 1 } });
+    await request(t.app, {
+      method: "PATCH",
+      url: `/v1/clinics/${c.clinicId}`,
+      token: c.admin.token,
+      body: { max_open_bookings_per_patient: 1 },
+    });
     const p = await newIdentity();
     const withEmail = await request(t.app, {
       method: "POST",
       url: `/v1/booking/clinics/${c.clinicId}/appointments`,
       token: p.token,
-      body: { service_id: c.service, start: "2027-03-15T09:00:00Z", patient: { name: "P", email: "someone.else@example.test" } },
+      body: {
+        service_id: c.service,
+        start: "2027-03-15T09:00:00Z",
+        patient: { name: "P", email: "someone.else@example.test" },
+      },
     });
     expect(problemOf(withEmail)).toMatchObject({ status: 400, code: "VALIDATION_FAILED" });
-    const ok = await request(t.app, { method: "POST", url: `/v1/booking/clinics/${c.clinicId}/appointments`, token: p.token, body: { service_id: c.service, start: "2027-03-15T09:00:00Z", patient: { name: "P" } } });
+    const ok = await request(t.app, {
+      method: "POST",
+      url: `/v1/booking/clinics/${c.clinicId}/appointments`,
+      token: p.token,
+      body: { service_id: c.service, start: "2027-03-15T09:00:00Z", patient: { name: "P" } },
+    });
     expect(ok.json()).toMatchObject({ patient: { email: p.email } });
-    const limit = await request(t.app, { method: "POST", url: `/v1/booking/clinics/${c.clinicId}/appointments`, token: p.token, body: { service_id: c.service, start: "2027-03-15T10:00:00Z", patient: { name: "P" } } });
+    const limit = await request(t.app, {
+      method: "POST",
+      url: `/v1/booking/clinics/${c.clinicId}/appointments`,
+      token: p.token,
+      body: { service_id: c.service, start: "2027-03-15T10:00:00Z", patient: { name: "P" } },
+    });
     expect(problemOf(limit)).toMatchObject({ status: 409, code: "BOOKING_LIMIT" });
   });
 });
 
 describe("the per-user booking write limit over HTTP", () => {
-  const limited = useTestApp({ now: () => new Date("2027-03-01T00:00:00Z"), config: { allowedOrigins: [], rateLimit: { max: 100_000, windowMs: 60_000 }, logLevel: "silent", bookingRateLimit: 2 } });
+  const limited = useTestApp({
+    now: () => new Date("2027-03-01T00:00:00Z"),
+    config: {
+      allowedOrigins: [],
+      rateLimit: { max: 100_000, windowMs: 60_000 },
+      logLevel: "silent",
+      bookingRateLimit: 2,
+    },
+  });
 
   it("answers 429 RATE_LIMITED with Retry-After, over /v1 and /trpc", async () => {
     const c = await bookableClinic(limited.handle.db);
     const service = await addService(limited.handle.db, c.clinicId, { providerId: c.provider.id });
     const book = (time: string) =>
-      request(limited.app, { method: "POST", url: `/v1/appointments?clinic_id=${c.clinicId}`, token: c.staff.token, body: { service_id: service, start: `2027-03-15T${time}:00Z`, patient: { name: "P" } } });
+      request(limited.app, {
+        method: "POST",
+        url: `/v1/appointments?clinic_id=${c.clinicId}`,
+        token: c.staff.token,
+        body: { service_id: service, start: `2027-03-15T${time}:00Z`, patient: { name: "P" } },
+      });
     expect((await book("09:00")).statusCode).toBe(201);
     expect((await book("09:30")).statusCode).toBe(201);
     const refused = await book("10:00");
@@ -106,7 +185,9 @@ describe("the per-user booking write limit over HTTP", () => {
       method: "POST",
       url: "/trpc/appointments.book",
       headers: { authorization: `Bearer ${c.staff.token}`, "content-type": "application/json" },
-      payload: JSON.stringify({ json: { clinic_id: c.clinicId, service_id: service, start: "2027-03-15T10:30:00Z", patient: { name: "P" } } }),
+      payload: JSON.stringify({
+        json: { clinic_id: c.clinicId, service_id: service, start: "2027-03-15T10:30:00Z", patient: { name: "P" } },
+      }),
     });
     expect(trpc.statusCode).toBe(429);
     expect(Number(trpc.headers["retry-after"])).toBeGreaterThan(0);

@@ -28,7 +28,12 @@ const providerOf = (clinic: Seeded, fullName: string, status: "approved" | "pend
   addProvider(t.handle.db, clinic.clinicId, fullName, { status });
 
 async function createService(clinic: Seeded, body: Record<string, unknown>): Promise<ServiceBody> {
-  const response = await request(t.app, { method: "POST", url: `/v1/services?clinic_id=${clinic.clinicId}`, token: clinic.admin.token, body });
+  const response = await request(t.app, {
+    method: "POST",
+    url: `/v1/services?clinic_id=${clinic.clinicId}`,
+    token: clinic.admin.token,
+    body,
+  });
   expect(response.statusCode, response.body).toBe(201);
   return response.json<ServiceBody>();
 }
@@ -41,21 +46,36 @@ describe("providers over HTTP", () => {
     const url = `/v1/clinics/${clinic.clinicId}/providers?clinic_id=${clinic.clinicId}`;
     const response = await request(t.app, { method: "GET", url, token: clinic.staff.token });
     expect(response.statusCode).toBe(200);
-    const body = response.json<{ providers: { user_id: string; created_at: string; is_provider: boolean }[]; next_cursor: string | null }>();
+    const body = response.json<{
+      providers: { user_id: string; created_at: string; is_provider: boolean }[];
+      next_cursor: string | null;
+    }>();
     expect(body.providers.map((p) => p.user_id)).toEqual([anna.id, zoe.id]);
     expect(body.next_cursor).toBeNull();
     expect(body.providers[0]?.created_at).toMatch(iso);
     expect(body.providers.every((p) => p.is_provider)).toBe(true);
 
-    const repeated = await request(t.app, { method: "GET", url: `${url}&status=pending&status=suspended`, token: clinic.staff.token });
+    const repeated = await request(t.app, {
+      method: "GET",
+      url: `${url}&status=pending&status=suspended`,
+      token: clinic.staff.token,
+    });
     expect(repeated.json<{ providers: { user_id: string }[] }>().providers.map((p) => p.user_id)).toEqual([zoe.id]);
-    const comma = await request(t.app, { method: "GET", url: `${url}&status=pending,approved&q=ANN`, token: clinic.staff.token });
+    const comma = await request(t.app, {
+      method: "GET",
+      url: `${url}&status=pending,approved&q=ANN`,
+      token: clinic.staff.token,
+    });
     expect(comma.json<{ providers: { user_id: string }[] }>().providers.map((p) => p.user_id)).toEqual([anna.id]);
 
     const unknown = await request(t.app, { method: "GET", url: `${url}&status=retired`, token: clinic.staff.token });
     expect(unknown.statusCode).toBe(400);
     expect(problemOf(unknown).code).toBe("VALIDATION_FAILED");
-    const mismatch = await request(t.app, { method: "GET", url: `/v1/clinics/${clinic.clinicId}/providers?clinic_id=${crypto.randomUUID()}`, token: clinic.staff.token });
+    const mismatch = await request(t.app, {
+      method: "GET",
+      url: `/v1/clinics/${clinic.clinicId}/providers?clinic_id=${crypto.randomUUID()}`,
+      token: clinic.staff.token,
+    });
     expect(mismatch.statusCode).toBe(400);
     const custom = await request(t.app, { method: "GET", url, token: clinic.custom.token });
     expect(custom.statusCode).toBe(403);
@@ -68,7 +88,8 @@ describe("providers over HTTP", () => {
     const clinic = await clinicFixture(t.handle.db);
     const pat = await providerOf(clinic, "Pat", "pending");
     const base = `/v1/clinics/${clinic.clinicId}/providers/${pat.id}`;
-    const post = (action: string, token = clinic.admin.token) => request(t.app, { method: "POST", url: `${base}/${action}`, token });
+    const post = (action: string, token = clinic.admin.token) =>
+      request(t.app, { method: "POST", url: `${base}/${action}`, token });
 
     const approved = await post("approve");
     expect(approved.statusCode).toBe(200);
@@ -92,7 +113,11 @@ describe("providers over HTTP", () => {
     expect(problemOf(gone).code).toBe("NOT_FOUND");
 
     const pending = await providerOf(clinic, "Rae", "pending");
-    const rejected = await request(t.app, { method: "POST", url: `/v1/clinics/${clinic.clinicId}/providers/${pending.id}/reject`, token: clinic.admin.token });
+    const rejected = await request(t.app, {
+      method: "POST",
+      url: `/v1/clinics/${clinic.clinicId}/providers/${pending.id}/reject`,
+      token: clinic.admin.token,
+    });
     expect(rejected.statusCode).toBe(200);
     expect(rejected.json()).toMatchObject({ user_id: pending.id, is_provider: false, clinic_id: clinic.clinicId });
   });
@@ -102,10 +127,18 @@ describe("providers over HTTP", () => {
     const other = await clinicFixture(t.handle.db);
     const pat = await providerOf(clinic, "Pat");
     const service = await createService(clinic, { name: "Massage", duration_min: 30, provider_id: pat.id });
-    const refused = await request(t.app, { method: "DELETE", url: `/v1/clinics/${clinic.clinicId}/providers/${pat.id}`, token: clinic.admin.token });
+    const refused = await request(t.app, {
+      method: "DELETE",
+      url: `/v1/clinics/${clinic.clinicId}/providers/${pat.id}`,
+      token: clinic.admin.token,
+    });
     expect(refused.statusCode).toBe(409);
     expect(problemOf(refused)).toMatchObject({ code: "PROVIDER_HAS_SERVICES", service_ids: [service.id] });
-    const foreign = await request(t.app, { method: "POST", url: `/v1/clinics/${other.clinicId}/providers/${pat.id}/suspend`, token: other.admin.token });
+    const foreign = await request(t.app, {
+      method: "POST",
+      url: `/v1/clinics/${other.clinicId}/providers/${pat.id}/suspend`,
+      token: other.admin.token,
+    });
     expect(foreign.statusCode).toBe(404);
     expect(problemOf(foreign).code).toBe("NOT_FOUND");
   });
@@ -116,10 +149,20 @@ describe("services over HTTP", () => {
     const clinic = await clinicFixture(t.handle.db);
     const anna = await providerOf(clinic, "Anna Berg");
     const created = await createService(clinic, { name: "Deep Tissue Massage", duration_min: 60, price: "49.9" });
-    expect(created).toMatchObject({ clinic_id: clinic.clinicId, price: "49.90", provider_id: null, provider_name: null, is_active: true });
+    expect(created).toMatchObject({
+      clinic_id: clinic.clinicId,
+      price: "49.90",
+      provider_id: null,
+      provider_name: null,
+      is_active: true,
+    });
     expect(created.created_at).toMatch(iso);
 
-    const read = await request(t.app, { method: "GET", url: `/v1/services/${created.id}?clinic_id=${clinic.clinicId}`, token: clinic.custom.token });
+    const read = await request(t.app, {
+      method: "GET",
+      url: `/v1/services/${created.id}?clinic_id=${clinic.clinicId}`,
+      token: clinic.custom.token,
+    });
     expect(read.statusCode).toBe(200);
     expect(read.json()).toEqual(created);
 
@@ -132,30 +175,60 @@ describe("services over HTTP", () => {
     expect(patched.statusCode).toBe(200);
     expect(patched.json()).toMatchObject({ provider_id: anna.id, provider_name: "Anna Berg", price: "99999999.99" });
 
-    const list = await request(t.app, { method: "GET", url: `/v1/services?clinic_id=${clinic.clinicId}&provider_id=${anna.id}&limit=10`, token: clinic.custom.token });
+    const list = await request(t.app, {
+      method: "GET",
+      url: `/v1/services?clinic_id=${clinic.clinicId}&provider_id=${anna.id}&limit=10`,
+      token: clinic.custom.token,
+    });
     expect(list.statusCode).toBe(200);
-    expect(list.json()).toMatchObject({ services: [{ id: created.id, provider_name: "Anna Berg" }], next_cursor: null });
+    expect(list.json()).toMatchObject({
+      services: [{ id: created.id, provider_name: "Anna Berg" }],
+      next_cursor: null,
+    });
 
-    const search = await request(t.app, { method: "GET", url: `/v1/services/search?clinic_id=${clinic.clinicId}&q=deep%20tisue%20masage`, token: clinic.custom.token });
+    const search = await request(t.app, {
+      method: "GET",
+      url: `/v1/services/search?clinic_id=${clinic.clinicId}&q=deep%20tisue%20masage`,
+      token: clinic.custom.token,
+    });
     expect(search.statusCode).toBe(200);
     const matches = search.json<{ matches: { service: ServiceBody; score: number }[] }>().matches;
     expect(matches[0]?.service.id).toBe(created.id);
     expect(typeof matches[0]?.score).toBe("number");
 
-    const deleted = await request(t.app, { method: "DELETE", url: `/v1/services/${created.id}?clinic_id=${clinic.clinicId}`, token: clinic.admin.token });
+    const deleted = await request(t.app, {
+      method: "DELETE",
+      url: `/v1/services/${created.id}?clinic_id=${clinic.clinicId}`,
+      token: clinic.admin.token,
+    });
     expect(deleted.statusCode).toBe(204);
     expect(deleted.body).toBe("");
-    const after = await request(t.app, { method: "GET", url: `/v1/services/${created.id}?clinic_id=${clinic.clinicId}`, token: clinic.admin.token });
+    const after = await request(t.app, {
+      method: "GET",
+      url: `/v1/services/${created.id}?clinic_id=${clinic.clinicId}`,
+      token: clinic.admin.token,
+    });
     expect(after.statusCode).toBe(404);
     expect(problemOf(after).code).toBe("NOT_FOUND");
 
-    const audit = await request(t.app, { method: "GET", url: `/v1/audit_log?clinic_id=${clinic.clinicId}&resource_id=${created.id}`, token: clinic.admin.token });
+    const audit = await request(t.app, {
+      method: "GET",
+      url: `/v1/audit_log?clinic_id=${clinic.clinicId}&resource_id=${created.id}`,
+      token: clinic.admin.token,
+    });
     expect(audit.statusCode).toBe(200);
-    const entries = audit.json<{ entries: { action: string; user_email: string; created_at: string; details: Record<string, unknown> }[] }>().entries;
+    const entries = audit.json<{
+      entries: { action: string; user_email: string; created_at: string; details: Record<string, unknown> }[];
+    }>().entries;
     expect(entries.map((e) => e.action)).toEqual(["SERVICE_DELETED", "SERVICE_UPDATED", "SERVICE_CREATED"]);
     expect(entries[1]).toMatchObject({
       user_email: clinic.admin.email,
-      details: { changed_fields: ["price", "provider_id"], old_provider_id: null, new_provider_id: anna.id, provider_name: "Anna Berg" },
+      details: {
+        changed_fields: ["price", "provider_id"],
+        old_provider_id: null,
+        new_provider_id: anna.id,
+        provider_name: "Anna Berg",
+      },
     });
     expect(entries[0]?.created_at).toMatch(iso);
   });
@@ -211,16 +284,35 @@ describe("services over HTTP", () => {
     const free = await createService(clinic, { name: "Free", duration_min: 30 });
     const bens = await createService(clinic, { name: "Ben's", duration_min: 30, provider_id: ben.id });
     const url = `/v1/services/bulk_assign?clinic_id=${clinic.clinicId}`;
-    const conflict = await request(t.app, { method: "POST", url, token: clinic.admin.token, body: { provider_id: anna.id, service_ids: [free.id, bens.id] } });
+    const conflict = await request(t.app, {
+      method: "POST",
+      url,
+      token: clinic.admin.token,
+      body: { provider_id: anna.id, service_ids: [free.id, bens.id] },
+    });
     expect(conflict.statusCode).toBe(409);
     expect(problemOf(conflict)).toMatchObject({ code: "ALREADY_ASSIGNED", service_ids: [bens.id] });
-    const unchanged = await request(t.app, { method: "GET", url: `/v1/services/${free.id}?clinic_id=${clinic.clinicId}`, token: clinic.admin.token });
+    const unchanged = await request(t.app, {
+      method: "GET",
+      url: `/v1/services/${free.id}?clinic_id=${clinic.clinicId}`,
+      token: clinic.admin.token,
+    });
     expect(unchanged.json()).toMatchObject({ provider_id: null });
 
-    const ok = await request(t.app, { method: "POST", url, token: clinic.admin.token, body: { provider_id: anna.id, service_ids: [free.id] } });
+    const ok = await request(t.app, {
+      method: "POST",
+      url,
+      token: clinic.admin.token,
+      body: { provider_id: anna.id, service_ids: [free.id] },
+    });
     expect(ok.statusCode).toBe(200);
     expect(ok.json()).toMatchObject({ services: [{ id: free.id, provider_id: anna.id, provider_name: "Anna" }] });
-    const custom = await request(t.app, { method: "POST", url, token: clinic.custom.token, body: { provider_id: anna.id, service_ids: [free.id] } });
+    const custom = await request(t.app, {
+      method: "POST",
+      url,
+      token: clinic.custom.token,
+      body: { provider_id: anna.id, service_ids: [free.id] },
+    });
     expect(custom.statusCode).toBe(403);
   });
 
@@ -238,11 +330,19 @@ describe("services over HTTP", () => {
       expect(response.statusCode).toBe(404);
       expect(problemOf(response).code).toBe("NOT_FOUND");
     }
-    const outsider = await request(t.app, { method: "GET", url: `/v1/services/${service.id}?clinic_id=${clinic.clinicId}`, token: other.admin.token });
+    const outsider = await request(t.app, {
+      method: "GET",
+      url: `/v1/services/${service.id}?clinic_id=${clinic.clinicId}`,
+      token: other.admin.token,
+    });
     expect(outsider.statusCode).toBe(403);
 
     const writes = [
-      { method: "POST" as const, url: `/v1/services?clinic_id=${clinic.clinicId}`, body: { name: "X", duration_min: 30 } },
+      {
+        method: "POST" as const,
+        url: `/v1/services?clinic_id=${clinic.clinicId}`,
+        body: { name: "X", duration_min: 30 },
+      },
       { method: "PATCH" as const, url: `/v1/services/${service.id}?clinic_id=${clinic.clinicId}`, body: { name: "X" } },
       { method: "DELETE" as const, url: `/v1/services/${service.id}?clinic_id=${clinic.clinicId}` },
     ];
@@ -253,18 +353,32 @@ describe("services over HTTP", () => {
         expect(problemOf(response).code).toBe("FORBIDDEN");
       }
     }
-    const audit = await request(t.app, { method: "GET", url: `/v1/audit_log?clinic_id=${clinic.clinicId}`, token: clinic.staff.token });
+    const audit = await request(t.app, {
+      method: "GET",
+      url: `/v1/audit_log?clinic_id=${clinic.clinicId}`,
+      token: clinic.staff.token,
+    });
     expect(audit.statusCode).toBe(403);
-    const search = await request(t.app, { method: "GET", url: `/v1/services/search?clinic_id=${clinic.clinicId}&q=mine`, token: clinic.custom.token });
+    const search = await request(t.app, {
+      method: "GET",
+      url: `/v1/services/search?clinic_id=${clinic.clinicId}&q=mine`,
+      token: clinic.custom.token,
+    });
     expect(search.statusCode).toBe(200);
     const stranger = await newIdentity();
-    const refused = await request(t.app, { method: "GET", url: `/v1/services?clinic_id=${clinic.clinicId}`, token: stranger.token });
+    const refused = await request(t.app, {
+      method: "GET",
+      url: `/v1/services?clinic_id=${clinic.clinicId}`,
+      token: stranger.token,
+    });
     expect(refused.statusCode).toBe(403);
   });
 
   it("documents the routes in OpenAPI with clinic_id as a query parameter of writes", async () => {
     const response = await request(t.app, { method: "GET", url: "/v1/openapi.json" });
-    const doc = response.json<{ paths: Record<string, Record<string, { parameters: { name: string; in: string }[] }>> }>();
+    const doc = response.json<{
+      paths: Record<string, Record<string, { parameters: { name: string; in: string }[] }>>;
+    }>();
     for (const [path, method] of [
       ["/v1/services", "post"],
       ["/v1/services", "get"],
@@ -274,9 +388,15 @@ describe("services over HTTP", () => {
       ["/v1/services/search", "get"],
       ["/v1/audit_log", "get"],
     ] as const) {
-      expect(doc.paths[path]?.[method]?.parameters).toContainEqual(expect.objectContaining({ name: "clinic_id", in: "query" }));
+      expect(doc.paths[path]?.[method]?.parameters).toContainEqual(
+        expect.objectContaining({ name: "clinic_id", in: "query" }),
+      );
     }
-    for (const path of ["/v1/clinics/{clinic_id}/providers", "/v1/clinics/{clinic_id}/providers/{user_id}", "/v1/clinics/{clinic_id}/providers/{user_id}/approve"]) {
+    for (const path of [
+      "/v1/clinics/{clinic_id}/providers",
+      "/v1/clinics/{clinic_id}/providers/{user_id}",
+      "/v1/clinics/{clinic_id}/providers/{user_id}/approve",
+    ]) {
       expect(doc.paths[path]).toBeDefined();
     }
   });

@@ -22,6 +22,8 @@ describe("start-up secrets", () => {
 
   it("uses a configured secret, and none when only a public key is configured", async () => {
     expect(await resolveJwtSecret(loadConfig({ JWT_SECRET: "s".repeat(40) }))).toBe("s".repeat(40));
-    expect(await resolveJwtSecret(loadConfig({ JWT_JWKS_URL: "https://id.example/.well-known/jwks.json" }))).toBeUndefined();
+    expect(
+      await resolveJwtSecret(loadConfig({ JWT_JWKS_URL: "https://id.example/.well-known/jwks.json" })),
+    ).toBeUndefined();
   });
 });

@@ -13,7 +13,8 @@ const run = promisify(execFile);
 
 /** The directory of initdb and pg_ctl: on PATH, or Debian's /usr/lib/postgresql/<major>/bin. */
 async function binDir(): Promise<string | undefined> {
-  for (const dir of ["/usr/local/bin", "/usr/bin"]) if (existsSync(join(dir, "initdb")) && existsSync(join(dir, "pg_ctl"))) return dir;
+  for (const dir of ["/usr/local/bin", "/usr/bin"])
+    if (existsSync(join(dir, "initdb")) && existsSync(join(dir, "pg_ctl"))) return dir;
   const root = "/usr/lib/postgresql";
   if (!existsSync(root)) return undefined;
   const majors = (await readdir(root)).sort((a, b) => Number(b) - Number(a));
@@ -25,7 +26,11 @@ async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => { resolve(); }));
+  await new Promise<void>((resolve) =>
+    server.close(() => {
+      resolve();
+    }),
+  );
   if (typeof address !== "object" || !address) throw new Error("no free port");
   return address.port;
 }
@@ -56,7 +61,17 @@ export class ThrowawayPostgres {
       await chown(dir, asUser.uid, asUser.gid);
     }
     const pg = new ThrowawayPostgres(bin, dir, asUser, await freePort());
-    await pg.command("initdb", ["-D", pg.dataDir, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync", "--locale=C"]);
+    await pg.command("initdb", [
+      "-D",
+      pg.dataDir,
+      "-U",
+      "postgres",
+      "--auth=trust",
+      "-E",
+      "UTF8",
+      "--no-sync",
+      "--locale=C",
+    ]);
     await pg.start();
     return pg;
   }
@@ -78,7 +93,18 @@ export class ThrowawayPostgres {
   /** Starts the server and waits until it accepts connections. */
   async start(): Promise<void> {
     const options = `-p ${String(this.port)} -c listen_addresses=127.0.0.1 -k ${this.dir} -c fsync=off -c max_connections=50`;
-    await this.command("pg_ctl", ["-D", this.dataDir, "-l", join(this.dir, "log"), "-o", options, "-w", "-t", "30", "start"]);
+    await this.command("pg_ctl", [
+      "-D",
+      this.dataDir,
+      "-l",
+      join(this.dir, "log"),
+      "-o",
+      options,
+      "-w",
+      "-t",
+      "30",
+      "start",
+    ]);
   }
 
   /** Stops the server as an operator would (`fast`: open sessions are ended) and waits for it. */

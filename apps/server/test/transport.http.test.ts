@@ -9,12 +9,16 @@ import { useTestApp } from "./helpers.ts";
 const logLines: Record<string, unknown>[] = [];
 const logStream = new Writable({
   write(chunk: Buffer, _encoding, done) {
-    for (const line of chunk.toString().split("\n")) if (line.trim()) logLines.push(JSON.parse(line) as Record<string, unknown>);
+    for (const line of chunk.toString().split("\n"))
+      if (line.trim()) logLines.push(JSON.parse(line) as Record<string, unknown>);
     done();
   },
 });
 
-const t = useTestApp({ limits: { requestTimeoutMs: 1_500, headersTimeoutMs: 1_000, checkIntervalMs: 200 }, logger: { level: "info", stream: logStream } });
+const t = useTestApp({
+  limits: { requestTimeoutMs: 1_500, headersTimeoutMs: 1_000, checkIntervalMs: 200 },
+  logger: { level: "info", stream: logStream },
+});
 let port = 0;
 beforeAll(async () => {
   await t.app.listen({ port: 0, host: "127.0.0.1" });
@@ -42,7 +46,12 @@ function raw(chunks: string[], options: { gapMs?: number; waitMs?: number } = {}
       const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? 0);
       const contentType = /content-type: ([^\r\n]+)/i.exec(head)?.[1] ?? "";
       try {
-        resolve({ status, contentType, body: JSON.parse(rest.join("\r\n\r\n") || "{}") as Record<string, unknown>, closedAfterMs: Date.now() - started });
+        resolve({
+          status,
+          contentType,
+          body: JSON.parse(rest.join("\r\n\r\n") || "{}") as Record<string, unknown>,
+          closedAfterMs: Date.now() - started,
+        });
       } catch (error) {
         reject(new Error(`unreadable answer: ${data.slice(0, 300)}`, { cause: error }));
       }
@@ -67,7 +76,10 @@ const expectProblem = (answer: RawAnswer, status: number) => {
 
 describe("transport-level failures", () => {
   it("answers bad %-encoding in a path with 400 problem+json", async () => {
-    expectProblem(await raw(["GET /v1/services/%E0%A4%A?clinic_id=x HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"]), 400);
+    expectProblem(
+      await raw(["GET /v1/services/%E0%A4%A?clinic_id=x HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"]),
+      400,
+    );
   });
 
   it("answers an over-long path segment with 414 problem+json that does not echo the path", async () => {
@@ -101,7 +113,9 @@ describe("transport-level failures", () => {
   it("answers a complete request whose body was read with its own error, not as a client abort", async () => {
     const admin = await newIdentity({ admin: true });
     const body = JSON.stringify({ name: "", timezone: "Mars/Olympus" });
-    const answer = await raw([`POST /v1/clinics HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${admin.token}\r\nContent-Type: application/json\r\nContent-Length: ${String(body.length)}\r\nConnection: close\r\n\r\n${body}`]);
+    const answer = await raw([
+      `POST /v1/clinics HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${admin.token}\r\nContent-Type: application/json\r\nContent-Length: ${String(body.length)}\r\nConnection: close\r\n\r\n${body}`,
+    ]);
     expectProblem(answer, 400);
     expect(answer.body.detail).not.toMatch(/client closed/);
     expect(answer.body.errors).toEqual(expect.arrayContaining([expect.objectContaining({ path: "name" })]));
@@ -112,7 +126,9 @@ describe("transport-level failures", () => {
     const before = logLines.length;
     await new Promise<void>((resolve) => {
       const socket = createConnection(port, "127.0.0.1", () => {
-        socket.write(`POST /v1/clinics HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${admin.token}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"name":`);
+        socket.write(
+          `POST /v1/clinics HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${admin.token}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"name":`,
+        );
         setTimeout(() => {
           socket.destroy();
           resolve();

@@ -14,7 +14,12 @@ await writeFile(join(dist, "index.html"), "<!doctype html><title>pages</title>")
 await writeFile(join(dist, "assets", "app-abc123.js"), "console.log(1)");
 
 const clinicId = "6f1f4c1e-0000-4000-8000-000000000001";
-const devUser = { label: "Paula Patient", sub: "00000000-0000-4000-8000-0000000000c1", email: "paula@example.test", next: `/book/${clinicId}` };
+const devUser = {
+  label: "Paula Patient",
+  sub: "00000000-0000-4000-8000-0000000000c1",
+  email: "paula@example.test",
+  next: `/book/${clinicId}`,
+};
 
 describe("the pages, with the development sign-in", () => {
   const t = useTestApp({ web: { distDir: `${dist}/`, devSignIn: { secret: testSecret, users: [devUser] } } });
@@ -38,7 +43,12 @@ describe("the pages, with the development sign-in", () => {
     const form = await t.app.inject({ method: "GET", url: "/dev/sign-in" });
     expect(form.statusCode).toBe(200);
     expect(form.body).toContain("Paula Patient");
-    const signIn = await t.app.inject({ method: "POST", url: "/dev/sign-in", headers: { "content-type": "application/x-www-form-urlencoded" }, payload: "user=0" });
+    const signIn = await t.app.inject({
+      method: "POST",
+      url: "/dev/sign-in",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      payload: "user=0",
+    });
     expect(signIn.statusCode).toBe(303);
     expect(signIn.headers.location).toBe(`/book/${clinicId}`);
     const cookie = signIn.cookies.find((c) => c.name === "access_token");
@@ -46,7 +56,12 @@ describe("the pages, with the development sign-in", () => {
     expect(cookie?.sameSite).toBe("Lax");
     const claims = await createTokenVerifier({ secret: testSecret }).verify(cookie?.value ?? "");
     expect(claims.sub).toBe(devUser.sub);
-    const unknown = await t.app.inject({ method: "POST", url: "/dev/sign-in", headers: { "content-type": "application/x-www-form-urlencoded" }, payload: "user=7" });
+    const unknown = await t.app.inject({
+      method: "POST",
+      url: "/dev/sign-in",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      payload: "user=7",
+    });
     expect(unknown.statusCode).toBe(400);
     expect(unknown.headers["content-type"]).toMatch(/^application\/problem\+json/);
     expect(unknown.json<{ code: string }>().code).toBe("VALIDATION_FAILED");
@@ -58,6 +73,15 @@ describe("the pages in production (no development secret)", () => {
 
   it("has no sign-in page", async () => {
     expect((await t.app.inject({ method: "GET", url: "/dev/sign-in" })).statusCode).toBe(404);
-    expect((await t.app.inject({ method: "POST", url: "/dev/sign-in", headers: { "content-type": "application/x-www-form-urlencoded" }, payload: "user=0" })).statusCode).toBe(404);
+    expect(
+      (
+        await t.app.inject({
+          method: "POST",
+          url: "/dev/sign-in",
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+          payload: "user=0",
+        })
+      ).statusCode,
+    ).toBe(404);
   });
 });

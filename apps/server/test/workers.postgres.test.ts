@@ -17,12 +17,20 @@ async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => { resolve(); }));
+  await new Promise<void>((resolve) =>
+    server.close(() => {
+      resolve();
+    }),
+  );
   return typeof address === "object" && address ? address.port : 0;
 }
 
 /** One HTTP request on `agent` (a kept-alive connection stays with the process that accepted it). */
-function call(agent: Agent, port: number, options: { method: string; path: string; token?: string; body?: unknown }): Promise<{ status: number; body: string }> {
+function call(
+  agent: Agent,
+  port: number,
+  options: { method: string; path: string; token?: string; body?: unknown },
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
     const req = httpRequest(
@@ -40,7 +48,9 @@ function call(agent: Agent, port: number, options: { method: string; path: strin
       (res) => {
         let body = "";
         res.on("data", (chunk: Buffer) => (body += chunk.toString()));
-        res.on("end", () => { resolve({ status: res.statusCode ?? 0, body }); });
+        res.on("end", () => {
+          resolve({ status: res.statusCode ?? 0, body });
+        });
       },
     );
     req.on("error", reject);
@@ -66,7 +76,16 @@ describe.skipIf(!databaseUrl)("WORKERS=2", () => {
     server = spawn(process.execPath, ["--import", "tsx", "apps/server/src/main.ts"], {
       cwd: root,
       detached: true,
-      env: { PATH: process.env.PATH, DATABASE_URL: url, WORKERS: "2", PORT: String(port), HOST: "127.0.0.1", JWT_SECRET: testSecret, DEMO: "off", LOG_LEVEL: "warn" },
+      env: {
+        PATH: process.env.PATH,
+        DATABASE_URL: url,
+        WORKERS: "2",
+        PORT: String(port),
+        HOST: "127.0.0.1",
+        JWT_SECRET: testSecret,
+        DEMO: "off",
+        LOG_LEVEL: "warn",
+      },
       stdio: ["ignore", "pipe", "pipe"],
     });
     server.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
@@ -102,22 +121,44 @@ describe.skipIf(!databaseUrl)("WORKERS=2", () => {
 
     const c = await bookableClinic(handle.db);
     const service = await addService(handle.db, c.clinicId, { providerId: c.provider.id });
-    const booked = await call(first, port, { method: "POST", path: `/v1/appointments?clinic_id=${c.clinicId}`, token: c.staff.token, body: { service_id: service, start: "2031-03-17T09:00:00Z", patient: { name: "Two Processes" } } });
+    const booked = await call(first, port, {
+      method: "POST",
+      path: `/v1/appointments?clinic_id=${c.clinicId}`,
+      token: c.staff.token,
+      body: { service_id: service, start: "2031-03-17T09:00:00Z", patient: { name: "Two Processes" } },
+    });
     expect(booked.status, booked.body).toBe(201);
     const { id } = JSON.parse(booked.body) as { id: string };
-    const read = await call(second, port, { method: "GET", path: `/v1/appointments/${id}?clinic_id=${c.clinicId}`, token: c.staff.token });
+    const read = await call(second, port, {
+      method: "GET",
+      path: `/v1/appointments/${id}?clinic_id=${c.clinicId}`,
+      token: c.staff.token,
+    });
     expect(read.status).toBe(200);
     expect(JSON.parse(read.body)).toMatchObject({ id, patient: { name: "Two Processes" } });
     // Each answer came from the process it was meant to.
-    expect(JSON.parse((await call(first, port, { method: "GET", path: "/healthz" })).body)).toMatchObject({ pid: firstPid });
-    expect(JSON.parse((await call(second, port, { method: "GET", path: "/healthz" })).body)).toMatchObject({ pid: secondPid });
+    expect(JSON.parse((await call(first, port, { method: "GET", path: "/healthz" })).body)).toMatchObject({
+      pid: firstPid,
+    });
+    expect(JSON.parse((await call(second, port, { method: "GET", path: "/healthz" })).body)).toMatchObject({
+      pid: secondPid,
+    });
     // The same slot through the other process: the database still has one winner.
-    const again = await call(second, port, { method: "POST", path: `/v1/appointments?clinic_id=${c.clinicId}`, token: c.staff.token, body: { service_id: service, start: "2031-03-17T09:00:00Z", patient: { name: "Late" } } });
+    const again = await call(second, port, {
+      method: "POST",
+      path: `/v1/appointments?clinic_id=${c.clinicId}`,
+      token: c.staff.token,
+      body: { service_id: service, start: "2031-03-17T09:00:00Z", patient: { name: "Late" } },
+    });
     expect(again.status, again.body).toBe(409);
     first.destroy();
     second.destroy();
 
-    const exited = new Promise<number | null>((resolve) => server.once("exit", (code) => { resolve(code); }));
+    const exited = new Promise<number | null>((resolve) =>
+      server.once("exit", (code) => {
+        resolve(code);
+      }),
+    );
     server.kill("SIGTERM");
     expect(await exited).toBe(0);
     for (const pid of [firstPid, secondPid]) expect(() => process.kill(pid, 0)).toThrow();

@@ -20,7 +20,15 @@ function SlotTime({ start, timeZone }: { start: Date; timeZone: string }) {
 }
 
 /** The free times of one service on one date, as buttons. */
-function SlotPicker(props: { clinicId: string; serviceId: string; date: string; timeZone: string; providerId?: string; selected?: string | undefined; onPick: (slot: Slot) => void }) {
+function SlotPicker(props: {
+  clinicId: string;
+  serviceId: string;
+  date: string;
+  timeZone: string;
+  providerId?: string;
+  selected?: string | undefined;
+  onPick: (slot: Slot) => void;
+}) {
   const slots = useQuery({
     queryKey: ["slots", props.clinicId, props.serviceId, props.date, props.providerId ?? ""],
     queryFn: () =>
@@ -41,7 +49,14 @@ function SlotPicker(props: { clinicId: string; serviceId: string; date: string; 
         const key = slot.start.toISOString();
         return (
           <li key={key}>
-            <button type="button" className="slot" aria-pressed={props.selected === key} onClick={() => { props.onPick(slot); }}>
+            <button
+              type="button"
+              className="slot"
+              aria-pressed={props.selected === key}
+              onClick={() => {
+                props.onPick(slot);
+              }}
+            >
               <SlotTime start={slot.start} timeZone={props.timeZone} />
             </button>
           </li>
@@ -57,15 +72,24 @@ function MyAppointments({ clinicId, timeZone }: { clinicId: string; timeZone: st
   const [moving, setMoving] = useState<Appointment | undefined>();
   const [moveDate, setMoveDate] = useState("");
   const [message, setMessage] = useState<string | undefined>();
-  const mine = useQuery({ queryKey: ["me"], queryFn: () => client.me.appointments.query({ from: new Date(), status: "booked" }) });
-  const refresh = () => Promise.all([queryClient.invalidateQueries({ queryKey: ["me"] }), queryClient.invalidateQueries({ queryKey: ["slots"] })]);
+  const mine = useQuery({
+    queryKey: ["me"],
+    queryFn: () => client.me.appointments.query({ from: new Date(), status: "booked" }),
+  });
+  const refresh = () =>
+    Promise.all([
+      queryClient.invalidateQueries({ queryKey: ["me"] }),
+      queryClient.invalidateQueries({ queryKey: ["slots"] }),
+    ]);
   const cancel = useMutation({
     mutationFn: (id: string) => client.me.cancel.mutate({ id }),
     onSuccess: async () => {
       setMessage("Your appointment is canceled.");
       await refresh();
     },
-    onError: (error) => { setMessage(messageOf(error)); },
+    onError: (error) => {
+      setMessage(messageOf(error));
+    },
   });
   const move = useMutation({
     mutationFn: (input: { id: string; start: Date }) => client.me.reschedule.mutate(input),
@@ -89,9 +113,16 @@ function MyAppointments({ clinicId, timeZone }: { clinicId: string; timeZone: st
       <ul className="appointments">
         {mine.data?.appointments.map((a) => (
           <li key={a.id} data-testid="my-appointment">
-            <strong>{a.service_name}</strong> with {a.provider_name}, {longDate(dateIn(a.start, timeZone))} at <SlotTime start={a.start} timeZone={timeZone} />
+            <strong>{a.service_name}</strong> with {a.provider_name}, {longDate(dateIn(a.start, timeZone))} at{" "}
+            <SlotTime start={a.start} timeZone={timeZone} />
             <div className="actions">
-              <button type="button" onClick={() => { cancel.mutate(a.id); }} disabled={cancel.isPending}>
+              <button
+                type="button"
+                onClick={() => {
+                  cancel.mutate(a.id);
+                }}
+                disabled={cancel.isPending}
+              >
                 Cancel
               </button>
               <button
@@ -107,10 +138,26 @@ function MyAppointments({ clinicId, timeZone }: { clinicId: string; timeZone: st
             {moving?.id === a.id && a.clinic_id === clinicId && (
               <div className="move">
                 <label>
-                  New date <input type="date" value={moveDate} onChange={(e) => { setMoveDate(e.target.value); }} />
+                  New date{" "}
+                  <input
+                    type="date"
+                    value={moveDate}
+                    onChange={(e) => {
+                      setMoveDate(e.target.value);
+                    }}
+                  />
                 </label>
                 {moveDate && (
-                  <SlotPicker clinicId={clinicId} serviceId={a.service_id} providerId={a.provider_id} date={moveDate} timeZone={timeZone} onPick={(slot) => { move.mutate({ id: a.id, start: slot.start }); }} />
+                  <SlotPicker
+                    clinicId={clinicId}
+                    serviceId={a.service_id}
+                    providerId={a.provider_id}
+                    date={moveDate}
+                    timeZone={timeZone}
+                    onPick={(slot) => {
+                      move.mutate({ id: a.id, start: slot.start });
+                    }}
+                  />
                 )}
               </div>
             )}
@@ -124,8 +171,14 @@ function MyAppointments({ clinicId, timeZone }: { clinicId: string; timeZone: st
 /** The patient booking page `/book/{clinic_id}` (docs/web.md). */
 export function BookingPage({ clinicId }: { clinicId: string }) {
   const queryClient = useQueryClient();
-  const clinic = useQuery({ queryKey: ["clinic", clinicId], queryFn: () => client.onlineBooking.clinic.query({ clinic_id: clinicId }) });
-  const services = useQuery({ queryKey: ["services", clinicId], queryFn: () => client.onlineBooking.services.query({ clinic_id: clinicId }) });
+  const clinic = useQuery({
+    queryKey: ["clinic", clinicId],
+    queryFn: () => client.onlineBooking.clinic.query({ clinic_id: clinicId }),
+  });
+  const services = useQuery({
+    queryKey: ["services", clinicId],
+    queryFn: () => client.onlineBooking.services.query({ clinic_id: clinicId }),
+  });
   const [search, setSearch] = useState("");
   const [serviceId, setServiceId] = useState("");
   const [date, setDate] = useState("");
@@ -146,7 +199,10 @@ export function BookingPage({ clinicId }: { clinicId: string }) {
       setBooked(appointment);
       setSlot(undefined);
       setMessage(undefined);
-      await Promise.all([queryClient.invalidateQueries({ queryKey: ["me"] }), queryClient.invalidateQueries({ queryKey: ["slots"] })]);
+      await Promise.all([
+        queryClient.invalidateQueries({ queryKey: ["me"] }),
+        queryClient.invalidateQueries({ queryKey: ["slots"] }),
+      ]);
     },
     onError: async (error) => {
       setMessage(messageOf(error));
@@ -166,11 +222,13 @@ export function BookingPage({ clinicId }: { clinicId: string }) {
     <main className="page booking">
       <h1>Book at {clinic.data.name}</h1>
       <p className="hint">
-        Times are shown in the clinic's time zone ({timeZone}){visitorZone() !== timeZone ? `, with yours (${visitorZone()}) in brackets` : ""}.
+        Times are shown in the clinic's time zone ({timeZone})
+        {visitorZone() !== timeZone ? `, with yours (${visitorZone()}) in brackets` : ""}.
       </p>
       {booked && (
         <p role="status" className="confirmation">
-          Booked: {booked.service_name} with {booked.provider_name}, {longDate(dateIn(booked.start, timeZone))} at {timeIn(booked.start, timeZone)}.
+          Booked: {booked.service_name} with {booked.provider_name}, {longDate(dateIn(booked.start, timeZone))} at{" "}
+          {timeIn(booked.start, timeZone)}.
         </p>
       )}
       {message && (
@@ -187,7 +245,15 @@ export function BookingPage({ clinicId }: { clinicId: string }) {
         <fieldset>
           <legend>1. Service</legend>
           <label>
-            Search services <input type="search" value={search} onChange={(e) => { setSearch(e.target.value); }} placeholder="e.g. massage" />
+            Search services{" "}
+            <input
+              type="search"
+              value={search}
+              onChange={(e) => {
+                setSearch(e.target.value);
+              }}
+              placeholder="e.g. massage"
+            />
           </label>
           {services.isError && <p role="alert">{messageOf(services.error)}</p>}
           <div className="choices" role="radiogroup" aria-label="Services">
@@ -242,11 +308,27 @@ export function BookingPage({ clinicId }: { clinicId: string }) {
         <fieldset disabled={!slot}>
           <legend>3. Your details</legend>
           <label>
-            Name <input required autoComplete="name" value={name} onChange={(e) => { setName(e.target.value); }} />
+            Name{" "}
+            <input
+              required
+              autoComplete="name"
+              value={name}
+              onChange={(e) => {
+                setName(e.target.value);
+              }}
+            />
           </label>
           <label>
             Phone (optional, international, e.g. +4915112345678){" "}
-            <input type="tel" autoComplete="tel" pattern="\+[1-9][0-9]{6,14}" value={phone} onChange={(e) => { setPhone(e.target.value); }} />
+            <input
+              type="tel"
+              autoComplete="tel"
+              pattern="\+[1-9][0-9]{6,14}"
+              value={phone}
+              onChange={(e) => {
+                setPhone(e.target.value);
+              }}
+            />
           </label>
           <button type="submit" disabled={!slot || book.isPending}>
             {slot ? `Book ${timeIn(slot.start, timeZone)} on ${longDate(date)}` : "Choose a time first"}

@@ -16,24 +16,35 @@ type Cell =
   | { kind: "closed"; reason: string }
   | { kind: "other"; start: Date; working: boolean };
 
-function cellOf(provider: ProviderDetail, minute: number, context: { date: string; timeZone: string; appointments: Appointment[]; freeStarts: Map<string, Set<number>> }): Cell {
+function cellOf(
+  provider: ProviderDetail,
+  minute: number,
+  context: { date: string; timeZone: string; appointments: Appointment[]; freeStarts: Map<string, Set<number>> },
+): Cell {
   const { date, timeZone } = context;
   const start = instantAt(date, minute, timeZone);
   const end = instantAt(date, minute + rowStep, timeZone);
-  const appointment = context.appointments.find((a) => a.provider_id === provider.user_id && a.start < end && a.end > start);
+  const appointment = context.appointments.find(
+    (a) => a.provider_id === provider.user_id && a.start < end && a.end > start,
+  );
   if (appointment) return { kind: "appointment", appointment, first: minutesIn(appointment.start, timeZone) >= minute };
   const closure = provider.closures.find((c) => c.starts_at < end && c.ends_at > start);
   if (closure) return { kind: "closed", reason: closure.reason ?? "closed" };
   if (context.freeStarts.get(provider.user_id)?.has(minute)) return { kind: "free", start };
   const weekday = weekdayOf(date);
-  const working = provider.work_hours.some((h) => h.weekday === weekday && minutesOf(h.opens_at) <= minute && minute < minutesOf(h.closes_at));
+  const working = provider.work_hours.some(
+    (h) => h.weekday === weekday && minutesOf(h.opens_at) <= minute && minute < minutesOf(h.closes_at),
+  );
   return { kind: "other", start, working };
 }
 
 /** The front-desk day view `/desk/{clinic_id}` (docs/web.md). */
 export function DeskPage({ clinicId }: { clinicId: string }) {
   const queryClient = useQueryClient();
-  const clinic = useQuery({ queryKey: ["desk-clinic", clinicId], queryFn: () => client.clinics.get.query({ clinic_id: clinicId }) });
+  const clinic = useQuery({
+    queryKey: ["desk-clinic", clinicId],
+    queryFn: () => client.clinics.get.query({ clinic_id: clinicId }),
+  });
   const timeZone = clinic.data?.timezone ?? "UTC";
   // The day shown: `?date=YYYY-MM-DD`, else today in the clinic's zone.
   const [pickedDate, setDate] = useState(() => new URLSearchParams(window.location.search).get("date") ?? "");
@@ -44,9 +55,15 @@ export function DeskPage({ clinicId }: { clinicId: string }) {
   const [message, setMessage] = useState<string | undefined>();
   const [why, setWhy] = useState<string | undefined>();
 
-  const services = useQuery({ queryKey: ["desk-services", clinicId], queryFn: () => client.services.list.query({ clinic_id: clinicId, limit: 500 }) });
+  const services = useQuery({
+    queryKey: ["desk-services", clinicId],
+    queryFn: () => client.services.list.query({ clinic_id: clinicId, limit: 500 }),
+  });
   const service = serviceId || services.data?.services[0]?.id || "";
-  const providers = useQuery({ queryKey: ["desk-providers", clinicId], queryFn: () => client.providers.list.query({ clinic_id: clinicId, status: ["approved"], limit: 500 }) });
+  const providers = useQuery({
+    queryKey: ["desk-providers", clinicId],
+    queryFn: () => client.providers.list.query({ clinic_id: clinicId, status: ["approved"], limit: 500 }),
+  });
   const details = useQueries({
     queries: (providers.data?.providers ?? []).map((p) => ({
       queryKey: ["desk-provider", clinicId, p.user_id],
@@ -57,7 +74,8 @@ export function DeskPage({ clinicId }: { clinicId: string }) {
   const dayEnd = instantAt(date, 24 * 60, timeZone);
   const appointments = useQuery({
     queryKey: ["desk-appointments", clinicId, date],
-    queryFn: () => client.appointments.list.query({ clinic_id: clinicId, from: dayStart, to: dayEnd, status: "booked", limit: 500 }),
+    queryFn: () =>
+      client.appointments.list.query({ clinic_id: clinicId, from: dayStart, to: dayEnd, status: "booked", limit: 500 }),
     enabled: clinic.isSuccess,
   });
   const slots = useQuery({
@@ -65,10 +83,19 @@ export function DeskPage({ clinicId }: { clinicId: string }) {
     queryFn: () => client.availability.get.query({ clinic_id: clinicId, service_id: service, from: date, to: date }),
     enabled: clinic.isSuccess && service !== "",
   });
-  const refresh = () => queryClient.invalidateQueries({ predicate: (q) => ["desk-appointments", "desk-slots"].includes(String(q.queryKey[0])) });
+  const refresh = () =>
+    queryClient.invalidateQueries({
+      predicate: (q) => ["desk-appointments", "desk-slots"].includes(String(q.queryKey[0])),
+    });
   const book = useMutation({
     mutationFn: (input: { providerId: string; start: Date }) =>
-      client.appointments.book.mutate({ clinic_id: clinicId, service_id: service, provider_id: input.providerId, start: input.start, patient: { name: patient } }),
+      client.appointments.book.mutate({
+        clinic_id: clinicId,
+        service_id: service,
+        provider_id: input.providerId,
+        start: input.start,
+        patient: { name: patient },
+      }),
     onSuccess: async (a) => {
       setMessage(`Booked ${a.patient.name} with ${a.provider_name} at ${hhmm(minutesIn(a.start, timeZone))}.`);
       setWalkIn(undefined);
@@ -86,14 +113,25 @@ export function DeskPage({ clinicId }: { clinicId: string }) {
       setMessage(`Canceled ${a.patient.name} at ${hhmm(minutesIn(a.start, timeZone))}.`);
       await refresh();
     },
-    onError: (error) => { setMessage(messageOf(error)); },
+    onError: (error) => {
+      setMessage(messageOf(error));
+    },
   });
   const explain = async (providerId: string, start: Date) => {
     setWhy("Checking…");
     try {
-      const answer = await client.availability.explain.query({ clinic_id: clinicId, service_id: service, provider_id: providerId, start });
+      const answer = await client.availability.explain.query({
+        clinic_id: clinicId,
+        service_id: service,
+        provider_id: providerId,
+        start,
+      });
       const reasons = answer.providers.flatMap((p) => p.reasons.map((r) => r.detail));
-      setWhy(reasons.length > 0 ? `${hhmm(minutesIn(start, timeZone))}: ${reasons.join("; ")}` : `${hhmm(minutesIn(start, timeZone))} is bookable.`);
+      setWhy(
+        reasons.length > 0
+          ? `${hhmm(minutesIn(start, timeZone))}: ${reasons.join("; ")}`
+          : `${hhmm(minutesIn(start, timeZone))} is bookable.`,
+      );
     } catch (error) {
       setWhy(messageOf(error));
     }
@@ -124,11 +162,23 @@ export function DeskPage({ clinicId }: { clinicId: string }) {
       <h1>{clinic.data.name}: front desk</h1>
       <div className="toolbar">
         <label>
-          Day <input type="date" value={date} onChange={(e) => { setDate(e.target.value); }} />
+          Day{" "}
+          <input
+            type="date"
+            value={date}
+            onChange={(e) => {
+              setDate(e.target.value);
+            }}
+          />
         </label>
         <label>
           Service for walk-ins{" "}
-          <select value={service} onChange={(e) => { setServiceId(e.target.value); }}>
+          <select
+            value={service}
+            onChange={(e) => {
+              setServiceId(e.target.value);
+            }}
+          >
             {services.data?.services.map((s) => (
               <option key={s.id} value={s.id}>
                 {s.name} ({s.duration_min} min)
@@ -158,12 +208,25 @@ export function DeskPage({ clinicId }: { clinicId: string }) {
             Walk-in with {walkIn.providerName} at {hhmm(minutesIn(walkIn.start, timeZone))}
           </p>
           <label>
-            Patient name <input required autoFocus value={patient} onChange={(e) => { setPatient(e.target.value); }} />
+            Patient name{" "}
+            <input
+              required
+              autoFocus
+              value={patient}
+              onChange={(e) => {
+                setPatient(e.target.value);
+              }}
+            />
           </label>
           <button type="submit" disabled={book.isPending}>
             Book walk-in
           </button>
-          <button type="button" onClick={() => { setWalkIn(undefined); }}>
+          <button
+            type="button"
+            onClick={() => {
+              setWalkIn(undefined);
+            }}
+          >
             Close
           </button>
         </form>
@@ -196,7 +259,13 @@ export function DeskPage({ clinicId }: { clinicId: string }) {
                             <span>
                               {cell.appointment.patient.name}, {cell.appointment.service_name}
                             </span>{" "}
-                            <button type="button" aria-label={`Cancel ${cell.appointment.patient.name} at ${hhmm(minute)}`} onClick={() => { cancel.mutate(cell.appointment.id); }}>
+                            <button
+                              type="button"
+                              aria-label={`Cancel ${cell.appointment.patient.name} at ${hhmm(minute)}`}
+                              onClick={() => {
+                                cancel.mutate(cell.appointment.id);
+                              }}
+                            >
                               Cancel
                             </button>
                           </>
@@ -216,7 +285,13 @@ export function DeskPage({ clinicId }: { clinicId: string }) {
                   if (cell.kind === "free") {
                     return (
                       <td key={p.user_id} className="free" data-cell={label}>
-                        <button type="button" aria-label={`Book ${p.full_name} at ${hhmm(minute)}`} onClick={() => { setWalkIn({ providerId: p.user_id, providerName: p.full_name, start: cell.start }); }}>
+                        <button
+                          type="button"
+                          aria-label={`Book ${p.full_name} at ${hhmm(minute)}`}
+                          onClick={() => {
+                            setWalkIn({ providerId: p.user_id, providerName: p.full_name, start: cell.start });
+                          }}
+                        >
                           Free
                         </button>
                       </td>
@@ -224,7 +299,12 @@ export function DeskPage({ clinicId }: { clinicId: string }) {
                   }
                   return (
                     <td key={p.user_id} className={cell.working ? "busy" : "off"} data-cell={label}>
-                      <button type="button" className="why-button" aria-label={`Why is ${p.full_name} at ${hhmm(minute)} not bookable?`} onClick={() => void explain(p.user_id, cell.start)}>
+                      <button
+                        type="button"
+                        className="why-button"
+                        aria-label={`Why is ${p.full_name} at ${hhmm(minute)} not bookable?`}
+                        onClick={() => void explain(p.user_id, cell.start)}
+                      >
                         why?
                       </button>
                     </td>

@@ -9,7 +9,8 @@ export const client: ClinicClient = createClient({ url: window.location.origin }
 /** A message a person can act on, for every error code the pages can meet (docs/web.md). */
 const messages: Partial<Record<ClinicErrorCode, string>> = {
   SLOT_UNAVAILABLE: "Sorry, that time was just taken. Please pick another one: the list shows the free times now.",
-  BOOKING_LIMIT: "You already hold this clinic's maximum of upcoming appointments. Cancel one of them first, or call the clinic.",
+  BOOKING_LIMIT:
+    "You already hold this clinic's maximum of upcoming appointments. Cancel one of them first, or call the clinic.",
   CANCELLATION_CUTOFF: "This appointment starts too soon to change it online. Please call the clinic.",
   RATE_LIMITED: "Too many attempts in a short time. Please wait a minute and try again.",
   UNAUTHENTICATED: "Please sign in first.",

@@ -16,7 +16,8 @@ function Page() {
     <main className="page">
       <h1>Clinic scheduling</h1>
       <p>
-        Patients book at <code>/book/&lt;clinic id&gt;</code>; the front desk works at <code>/desk/&lt;clinic id&gt;</code>.
+        Patients book at <code>/book/&lt;clinic id&gt;</code>; the front desk works at{" "}
+        <code>/desk/&lt;clinic id&gt;</code>.
       </p>
       <p>
         In development, <a href="/dev/sign-in">sign in as a demo user</a>. API reference: <a href="/docs">/docs</a>.

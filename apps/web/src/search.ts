@@ -1,8 +1,15 @@
 // Forgiving search over the clinic's service list, in the spirit of S7: accents and case do not
 // matter, nor word order, and a word may have one typo.
 
-const fold = (text: string) => text.normalize("NFD").replace(/\p{Diacritic}/gu, "").toLowerCase();
-const words = (text: string) => fold(text).split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+const fold = (text: string) =>
+  text
+    .normalize("NFD")
+    .replace(/\p{Diacritic}/gu, "")
+    .toLowerCase();
+const words = (text: string) =>
+  fold(text)
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean);
 
 function withinOneEdit(a: string, b: string): boolean {
   if (Math.abs(a.length - b.length) > 1) return false;
@@ -31,5 +38,12 @@ export function matches(name: string, query: string): boolean {
   const wanted = words(query);
   if (wanted.length === 0) return true;
   const have = words(name);
-  return wanted.every((w) => have.some((h) => h.startsWith(w) || (w.length >= 4 && withinOneEdit(h.slice(0, w.length + 1), w)) || (w.length >= 4 && withinOneEdit(h, w))));
+  return wanted.every((w) =>
+    have.some(
+      (h) =>
+        h.startsWith(w) ||
+        (w.length >= 4 && withinOneEdit(h.slice(0, w.length + 1), w)) ||
+        (w.length >= 4 && withinOneEdit(h, w)),
+    ),
+  );
 }

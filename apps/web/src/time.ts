@@ -2,7 +2,15 @@
 
 const parts = (instant: Date, timeZone: string) => {
   const out: Record<string, string> = {};
-  for (const p of new Intl.DateTimeFormat("en-GB", { timeZone, hourCycle: "h23", year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit" }).formatToParts(instant)) {
+  for (const p of new Intl.DateTimeFormat("en-GB", {
+    timeZone,
+    hourCycle: "h23",
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+    hour: "2-digit",
+    minute: "2-digit",
+  }).formatToParts(instant)) {
     out[p.type] = p.value;
   }
   return out;
@@ -33,7 +41,13 @@ export function instantAt(date: string, minutes: number, timeZone: string): Date
   let guess = wall;
   for (let i = 0; i < 3; i++) {
     const shown = parts(new Date(guess), timeZone);
-    const shownWall = Date.UTC(Number(shown.year), Number(shown.month) - 1, Number(shown.day), Number(shown.hour), Number(shown.minute));
+    const shownWall = Date.UTC(
+      Number(shown.year),
+      Number(shown.month) - 1,
+      Number(shown.day),
+      Number(shown.hour),
+      Number(shown.minute),
+    );
     guess += wall - shownWall;
   }
   return new Date(guess);
@@ -51,12 +65,19 @@ export const minutesOf = (hhmm: string) => {
   return h * 60 + m;
 };
 
-export const hhmm = (minutes: number) => `${String(Math.floor(minutes / 60)).padStart(2, "0")}:${String(minutes % 60).padStart(2, "0")}`;
+export const hhmm = (minutes: number) =>
+  `${String(Math.floor(minutes / 60)).padStart(2, "0")}:${String(minutes % 60).padStart(2, "0")}`;
 
 /** The visitor's own zone, e.g. "America/New_York". */
 export const visitorZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone;
 
 /** A long, readable date: "Tuesday, 16 March 2027". */
 export function longDate(date: string): string {
-  return new Intl.DateTimeFormat("en-GB", { timeZone: "UTC", weekday: "long", day: "numeric", month: "long", year: "numeric" }).format(new Date(`${date}T12:00:00Z`));
+  return new Intl.DateTimeFormat("en-GB", {
+    timeZone: "UTC",
+    weekday: "long",
+    day: "numeric",
+    month: "long",
+    year: "numeric",
+  }).format(new Date(`${date}T12:00:00Z`));
 }

@@ -7,7 +7,15 @@ import { fileURLToPath } from "node:url";
 import { type Browser, type BrowserContext, type Page, chromium } from "playwright-core";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { addHours, addMember, addProvider, addService, createClinic, createUser, type TestUser } from "@clinic/api/testing";
+import {
+  addHours,
+  addMember,
+  addProvider,
+  addService,
+  createClinic,
+  createUser,
+  type TestUser,
+} from "@clinic/api/testing";
 import { clinics, closures } from "@clinic/db";
 import { useTestApp } from "@clinic/server/test-helpers";
 
@@ -50,7 +58,14 @@ describe.skipIf(!chromiumPath)("the booking page and the front desk in Chromium"
     await addService(db, clinicId, { name: "Physiotherapy Assessment", durationMin: 30, providerId: anna.id });
     // Anna's lunch break, shown as closed on the desk.
     const noon = (hh: string) => new Date(new Date(`${day}T${hh}:00Z`).getTime() - berlinOffsetMs(day));
-    await db.insert(closures).values({ clinicId, scope: "provider", providerId: anna.id, startsAt: noon("12:00"), endsAt: noon("13:00"), reason: "Lunch" });
+    await db.insert(closures).values({
+      clinicId,
+      scope: "provider",
+      providerId: anna.id,
+      startsAt: noon("12:00"),
+      endsAt: noon("13:00"),
+      reason: "Lunch",
+    });
     staff = await addMember(db, clinicId, { role: "STAFF", fullName: "Sam Staff" });
     browser = await chromium.launch({ executablePath: chromiumPath, args: ["--no-sandbox"] });
     await mkdir(shots, { recursive: true });
@@ -63,7 +78,11 @@ describe.skipIf(!chromiumPath)("the booking page and the front desk in Chromium"
   /** A phone-size page of a user in New York (the clinic is in Berlin), signed in by cookie. */
   async function pageAs(user: TestUser, path: string): Promise<Page> {
     if (!browser) throw new Error("no browser");
-    const context = await browser.newContext({ timezoneId: "America/New_York", viewport: { width: 390, height: 844 }, locale: "en-GB" });
+    const context = await browser.newContext({
+      timezoneId: "America/New_York",
+      viewport: { width: 390, height: 844 },
+      locale: "en-GB",
+    });
     contexts.push(context);
     await context.addCookies([{ name: "access_token", value: user.token, url: base }]);
     const page = await context.newPage();
@@ -102,7 +121,10 @@ describe.skipIf(!chromiumPath)("the booking page and the front desk in Chromium"
     await desk.locator('[data-cell="Anna Berg 12:00"]').getByText("Lunch").waitFor();
     // 08:00 is inside the clinic's hours but before Anna's: the desk says why.
     await desk.getByRole("button", { name: "Why is Anna Berg at 08:00 not bookable?" }).click();
-    await desk.getByTestId("why").getByText(/^08:00: /).waitFor();
+    await desk
+      .getByTestId("why")
+      .getByText(/^08:00: /)
+      .waitFor();
     const why = (await desk.getByTestId("why").textContent()) ?? "";
     console.log(`desk, why not 08:00: ${why}`);
     expect(why).not.toContain("is bookable");

@@ -61,7 +61,9 @@ function scenario(providers: number, days: number, durationMin: number, bookings
     durationMin,
     nowMs,
     clinicHours: weekdays.map((weekday) => ({ weekday, opensMin: 9 * 60, closesMin: 17 * 60 })),
-    clinicClosures: [{ start: wallClockToInstant(closureDate, 13 * 60, tz), end: wallClockToInstant(closureDate, 17 * 60, tz) }],
+    clinicClosures: [
+      { start: wallClockToInstant(closureDate, 13 * 60, tz), end: wallClockToInstant(closureDate, 17 * 60, tz) },
+    ],
     providers: schedules,
   };
 }
@@ -83,7 +85,13 @@ function withRules(query: SlotQuery): SlotQuery {
     providers: query.providers.map((p) => ({
       ...p,
       overrides: [{ date: addDays(from, 10), periods: [] }],
-      bookings: (p.closures ?? []).map((c, k) => ({ id: `b${String(k)}`, start: c.start, end: c.end, bufferBeforeMin: 5, bufferAfterMin: 10 })),
+      bookings: (p.closures ?? []).map((c, k) => ({
+        id: `b${String(k)}`,
+        start: c.start,
+        end: c.end,
+        bufferBeforeMin: 5,
+        bufferAfterMin: 10,
+      })),
       closures: [],
     })),
   };

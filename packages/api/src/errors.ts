@@ -134,8 +134,14 @@ export function fieldErrorsOf(error: ZodError): FieldError[] {
 
 /** What a constraint violation means, by constraint name; unlisted constraints fall back by SQLSTATE. */
 const constraintErrors: Record<string, { code: DomainCode; detail: string }> = {
-  work_hours_no_overlap: { code: "WORK_HOUR_OVERLAP", detail: "overlap detected, the period overlaps with an existing period" },
-  date_override_periods_no_overlap: { code: "WORK_HOUR_OVERLAP", detail: "overlap detected, the period overlaps with an existing period" },
+  work_hours_no_overlap: {
+    code: "WORK_HOUR_OVERLAP",
+    detail: "overlap detected, the period overlaps with an existing period",
+  },
+  date_override_periods_no_overlap: {
+    code: "WORK_HOUR_OVERLAP",
+    detail: "overlap detected, the period overlaps with an existing period",
+  },
   appointments_no_double_booking: { code: "SLOT_UNAVAILABLE", detail: "the provider is already booked at that time" },
   work_hours_time_range: { code: "INVALID_TIME_RANGE", detail: "the end must be after the start" },
   closures_time_range: { code: "INVALID_TIME_RANGE", detail: "the end must be after the start" },
@@ -179,13 +185,16 @@ export function toDomainError(error: unknown): DomainError {
   if (cause instanceof ZodError) {
     const errors = fieldErrorsOf(cause);
     const first = errors[0];
-    return new DomainError("VALIDATION_FAILED", first ? `${first.path}: ${first.message}` : "invalid input", { errors });
+    return new DomainError("VALIDATION_FAILED", first ? `${first.path}: ${first.message}` : "invalid input", {
+      errors,
+    });
   }
   if (error instanceof TRPCError && error.code !== "INTERNAL_SERVER_ERROR") {
     return new DomainError(domainCodeOfTrpc[error.code], error.message, { cause: error, status: error.code });
   }
   const database = fromDatabase(cause);
   if (database) return database;
-  if (isConnectionError(cause)) return new DomainError("UNAVAILABLE", "the database is unavailable; retry shortly", { cause });
+  if (isConnectionError(cause))
+    return new DomainError("UNAVAILABLE", "the database is unavailable; retry shortly", { cause });
   return new DomainError("INTERNAL", "internal error", { cause: error });
 }

@@ -3,8 +3,21 @@ export * from "./context.ts";
 export * from "./errors.ts";
 export { JobWorkers, installJobQueue, queueNames } from "./modules/jobs/index.ts";
 export { type WorkerSettings, startWorkers } from "./workers.ts";
-export { AvailabilityCache, type FastAvailabilityAnswer, type FastAvailabilityRequest, fastAvailability } from "./modules/availability/index.ts";
+export {
+  AvailabilityCache,
+  type FastAvailabilityAnswer,
+  type FastAvailabilityRequest,
+  fastAvailability,
+} from "./modules/availability/index.ts";
 export { deliveryCountsByStatus, oldestPendingDeliveryAgeS } from "./modules/webhooks/index.ts";
-export { type AuthUser, type JwtSettings, type TokenClaims, type TokenVerifier, UserProvisioner, createTokenVerifier, mintToken } from "./modules/identity/index.ts";
+export {
+  type AuthUser,
+  type JwtSettings,
+  type TokenClaims,
+  type TokenVerifier,
+  UserProvisioner,
+  createTokenVerifier,
+  mintToken,
+} from "./modules/identity/index.ts";
 export { appRouter, type AppRouter } from "./router/index.ts";
 export { createCallerFactory, type Meta, type RestRoute } from "./trpc.ts";

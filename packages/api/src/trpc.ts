@@ -72,7 +72,8 @@ export const publicProcedure = t.procedure.use(async ({ next }) => {
 
 /** Requires an authenticated caller. */
 export const protectedProcedure = publicProcedure.use(({ ctx, next }) => {
-  if (!ctx.user) throw new DomainError("UNAUTHENTICATED", ctx.authError ?? "authentication required: send the access_token cookie");
+  if (!ctx.user)
+    throw new DomainError("UNAUTHENTICATED", ctx.authError ?? "authentication required: send the access_token cookie");
   return next({ ctx: { ...ctx, user: ctx.user } });
 });
 

@@ -14,8 +14,13 @@ export interface WorkerSettings extends DeliverySettings {
 
 /** Starts this process's workers; `stop()` waits for running jobs. */
 export async function startWorkers(handle: DbHandle, settings: WorkerSettings): Promise<JobWorkers> {
-  const workers = new JobWorkers(handle, { pollingIntervalSeconds: settings.pollingIntervalSeconds, onError: settings.onError });
-  await workers.work<DeliveryJob>(queueNames.webhookDelivery, (job) => runDeliveryAttempt(handle.db, job.data, settings));
+  const workers = new JobWorkers(handle, {
+    pollingIntervalSeconds: settings.pollingIntervalSeconds,
+    onError: settings.onError,
+  });
+  await workers.work<DeliveryJob>(queueNames.webhookDelivery, (job) =>
+    runDeliveryAttempt(handle.db, job.data, settings),
+  );
   await workers.work<ReminderJob>(queueNames.appointmentReminder, (job) => runReminder(handle.db, job.data));
   // Jobs written by changes wait in their clinic's outbox until handed to the queue (docs/performance.md).
   workers.dispatchOutboxEvery(handle.db, settings.outboxIntervalMs ?? 200);

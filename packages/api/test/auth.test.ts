@@ -25,8 +25,15 @@ describe("token verifier", () => {
   it("checks issuer and audience when configured", async () => {
     const verifier = createTokenVerifier({ secret, issuer: "https://id.example", audience: "clinic-api" });
     const claims = { sub: crypto.randomUUID(), email: "a@test.example" };
-    expect((await verifier.verify(await mintToken(secret, claims, { issuer: "https://id.example", audience: "clinic-api" }))).sub).toBe(claims.sub);
-    expect(await codeOf(verifier.verify(await mintToken(secret, claims, { issuer: "https://other.example", audience: "clinic-api" })))).toBe("UNAUTHENTICATED");
+    expect(
+      (await verifier.verify(await mintToken(secret, claims, { issuer: "https://id.example", audience: "clinic-api" })))
+        .sub,
+    ).toBe(claims.sub);
+    expect(
+      await codeOf(
+        verifier.verify(await mintToken(secret, claims, { issuer: "https://other.example", audience: "clinic-api" })),
+      ),
+    ).toBe("UNAUTHENTICATED");
     expect(await codeOf(verifier.verify(await mintToken(secret, claims)))).toBe("UNAUTHENTICATED");
   });
 
@@ -36,10 +43,18 @@ describe("token verifier", () => {
       const pem = await exportSPKI(publicKey);
       const verifier = createTokenVerifier({ publicKey: pem });
       const sub = crypto.randomUUID();
-      const token = await new SignJWT({ email: "k@test.example" }).setProtectedHeader({ alg }).setSubject(sub).setExpirationTime("1h").sign(privateKey);
+      const token = await new SignJWT({ email: "k@test.example" })
+        .setProtectedHeader({ alg })
+        .setSubject(sub)
+        .setExpirationTime("1h")
+        .sign(privateKey);
       expect((await verifier.verify(token)).sub).toBe(sub);
       // The classic algorithm-confusion attack: an HMAC keyed with the public key's text.
-      const forged = await new SignJWT({ email: "k@test.example" }).setProtectedHeader({ alg: "HS256" }).setSubject(sub).setExpirationTime("1h").sign(new TextEncoder().encode(pem));
+      const forged = await new SignJWT({ email: "k@test.example" })
+        .setProtectedHeader({ alg: "HS256" })
+        .setSubject(sub)
+        .setExpirationTime("1h")
+        .sign(new TextEncoder().encode(pem));
       expect(await codeOf(verifier.verify(forged))).toBe("UNAUTHENTICATED");
     }
   });

@@ -1,11 +1,27 @@
 import { describe, expect, it } from "vitest";
 import { type CachedAvailability, AvailabilityCache, estimateBytes } from "../src/modules/availability/cache.ts";
 
-const service = { id: "s", name: "S", durationMin: 1, providerId: null, isActive: true, bufferBeforeMin: 0, bufferAfterMin: 0, slotStepMin: null, minNoticeMin: 0, bookingHorizonDays: null };
+const service = {
+  id: "s",
+  name: "S",
+  durationMin: 1,
+  providerId: null,
+  isActive: true,
+  bufferBeforeMin: 0,
+  bufferAfterMin: 0,
+  slotStepMin: null,
+  minNoticeMin: 0,
+  bookingHorizonDays: null,
+};
 const answer = (slots: number, providers = 8): CachedAvailability => ({
   service,
   dependsOn: [],
-  slots: Array.from({ length: slots }, (_, i) => ({ start: i * 60_000, end: (i + 1) * 60_000, startLocal: "2027-03-15T09:00", providerIds: Array.from({ length: providers }, (_, p) => `p${String(p)}`) })),
+  slots: Array.from({ length: slots }, (_, i) => ({
+    start: i * 60_000,
+    end: (i + 1) * 60_000,
+    startLocal: "2027-03-15T09:00",
+    providerIds: Array.from({ length: providers }, (_, p) => `p${String(p)}`),
+  })),
 });
 
 describe("availability cache", () => {
@@ -16,7 +32,12 @@ describe("availability cache", () => {
     expect(cache.size).toBe(3);
     expect(cache.get("a", "v1")).toBeDefined(); // a is now the most recently used
     cache.set("d", "v1", answer(1_000));
-    expect([cache.peek("a"), cache.peek("b"), cache.peek("c"), cache.peek("d")].map(Boolean)).toEqual([true, false, true, true]);
+    expect([cache.peek("a"), cache.peek("b"), cache.peek("c"), cache.peek("d")].map(Boolean)).toEqual([
+      true,
+      false,
+      true,
+      true,
+    ]);
     expect(cache.bytes).toBeLessThanOrEqual(one * 3 + 100);
     // 20 large answers never take it over budget.
     for (let i = 0; i < 20; i++) cache.set(`big${String(i)}`, "v1", answer(2_000));

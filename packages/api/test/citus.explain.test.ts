@@ -25,7 +25,11 @@ describe.skipIf(!databaseUrl)("hot paths on Citus", () => {
   const statements: Statement[] = [];
   let path = "";
   beforeAll(async () => {
-    handle = await openDatabase({ url: databaseUrl, poolMax: 4, onQuery: (text, parameters) => statements.push({ text, parameters, path }) });
+    handle = await openDatabase({
+      url: databaseUrl,
+      poolMax: 4,
+      onQuery: (text, parameters) => statements.push({ text, parameters, path }),
+    });
     citus = await hasCitus(handle.db);
   });
   afterAll(async () => {
@@ -41,7 +45,12 @@ describe.skipIf(!databaseUrl)("hot paths on Citus", () => {
     path = "availability.get";
     await staff.availability.get({ clinic_id: c.clinicId, service_id: service, from: "2027-03-15", to: "2027-03-15" });
     path = "appointments.book";
-    const booked = await staff.appointments.book({ clinic_id: c.clinicId, service_id: service, start: "2027-03-15T10:00:00Z", patient: { name: "Pat" } });
+    const booked = await staff.appointments.book({
+      clinic_id: c.clinicId,
+      service_id: service,
+      start: "2027-03-15T10:00:00Z",
+      patient: { name: "Pat" },
+    });
     path = "appointments.list";
     await staff.appointments.list({ clinic_id: c.clinicId, from: "2027-03-15T00:00:00Z", to: "2027-03-16T00:00:00Z" });
     path = "appointments.reschedule";
@@ -62,19 +71,34 @@ describe.skipIf(!databaseUrl)("hot paths on Citus", () => {
       const tasks = [...plan.matchAll(/Task Count: (\d+)/g)].map((m) => Number(m[1]));
       planned.push({ path: s.path, statement: s.text.replace(/\s+/g, " "), tasks });
     }
-    console.log(`${String(planned.length)} statements on distributed tables planned, of ${String(statements.length)} run`);
+    console.log(
+      `${String(planned.length)} statements on distributed tables planned, of ${String(statements.length)} run`,
+    );
     // Each procedure ran statements on distributed tables, and each was a one-task router plan.
-    for (const p of ["availability.get", "appointments.book", "appointments.list", "appointments.reschedule", "appointments.cancel"]) {
+    for (const p of [
+      "availability.get",
+      "appointments.book",
+      "appointments.list",
+      "appointments.reschedule",
+      "appointments.cancel",
+    ]) {
       expect(planned.filter((x) => x.path === p).length, p).toBeGreaterThan(0);
     }
     // Nothing of a booking, a move or a cancel ran off the clinic's node.
-    expect(elsewhere.filter((e) => ["appointments.book", "appointments.reschedule", "appointments.cancel"].includes(e.path))).toEqual([]);
+    expect(
+      elsewhere.filter((e) => ["appointments.book", "appointments.reschedule", "appointments.cancel"].includes(e.path)),
+    ).toEqual([]);
     // The booking is its authorization, one read and one write, both delegated function calls.
     const booking = planned.filter((p) => p.path === "appointments.book").map((p) => p.statement);
     expect(booking).toHaveLength(3);
-    expect(booking.slice(1).map((text) => /clinic_(schedule_context|book_appointment)/.exec(text)?.[0])).toEqual(["clinic_schedule_context", "clinic_book_appointment"]);
+    expect(booking.slice(1).map((text) => /clinic_(schedule_context|book_appointment)/.exec(text)?.[0])).toEqual([
+      "clinic_schedule_context",
+      "clinic_book_appointment",
+    ]);
     expect(planned.filter((p) => p.tasks.length === 0 || p.tasks.some((n) => n !== 1))).toEqual([]);
     // The authorization query is among them (the clinic and the caller's membership).
-    expect(planned.some((p) => p.statement.includes('"clinic_members"') && p.statement.includes('from "clinics"'))).toBe(true);
+    expect(
+      planned.some((p) => p.statement.includes('"clinic_members"') && p.statement.includes('from "clinics"')),
+    ).toBe(true);
   }, 60_000);
 });

@@ -15,8 +15,12 @@ describe("clinics", () => {
 
   it("refuses an unknown time zone, an offset zone and an empty name", async () => {
     const admin = await createUser(t.db, { admin: true });
-    expect(await codeOf(callerFor(t.db, admin).clinics.create({ name: "X", timezone: "Mars/Olympus" }))).toBe("VALIDATION_FAILED");
-    expect(await codeOf(callerFor(t.db, admin).clinics.create({ name: "X", timezone: "+05:30" }))).toBe("VALIDATION_FAILED");
+    expect(await codeOf(callerFor(t.db, admin).clinics.create({ name: "X", timezone: "Mars/Olympus" }))).toBe(
+      "VALIDATION_FAILED",
+    );
+    expect(await codeOf(callerFor(t.db, admin).clinics.create({ name: "X", timezone: "+05:30" }))).toBe(
+      "VALIDATION_FAILED",
+    );
     expect(await codeOf(callerFor(t.db, admin).clinics.create({ name: "  " }))).toBe("VALIDATION_FAILED");
   });
 
@@ -63,7 +67,11 @@ describe("clinics", () => {
     const a = await clinicFixture(t.db);
     expect((await a.asCustom.clinics.get({ clinic_id: a.clinicId })).id).toBe(a.clinicId);
     expect(await codeOf(a.asStaff.clinics.update({ clinic_id: a.clinicId, name: "No" }))).toBe("FORBIDDEN");
-    const updated = await a.asAdmin.clinics.update({ clinic_id: a.clinicId, name: "Renamed", timezone: "Asia/Kolkata" });
+    const updated = await a.asAdmin.clinics.update({
+      clinic_id: a.clinicId,
+      name: "Renamed",
+      timezone: "Asia/Kolkata",
+    });
     expect(updated).toMatchObject({ name: "Renamed", timezone: "Asia/Kolkata" });
     expect(updated.updated_at.getTime()).toBeGreaterThanOrEqual(updated.created_at.getTime());
   });

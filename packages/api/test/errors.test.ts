@@ -34,7 +34,8 @@ describe("toDomainError", () => {
   });
 
   it("maps constraint violations by name, then by SQLSTATE", () => {
-    const pg = (code: string, constraint?: string) => Object.assign(new Error("pg"), { code, constraint_name: constraint });
+    const pg = (code: string, constraint?: string) =>
+      Object.assign(new Error("pg"), { code, constraint_name: constraint });
     expect(toDomainError(pg("23P01", "work_hours_no_overlap")).domainCode).toBe("WORK_HOUR_OVERLAP");
     expect(toDomainError(pg("23P01", "appointments_no_double_booking")).domainCode).toBe("SLOT_UNAVAILABLE");
     expect(toDomainError(pg("23503", "some_other_fk")).domainCode).toBe("NOT_FOUND");

@@ -29,7 +29,8 @@ describe.skipIf(!inject("databaseUrl"))("the event feed under concurrency (Postg
         await sleep(1);
       }
       // Drain what committed after the last page.
-      for (let batch = await page(); batch.length > 0; batch = await page()) for (const e of batch) seen.push({ id: e.id, seq: Number(e.data.n) });
+      for (let batch = await page(); batch.length > 0; batch = await page())
+        for (const e of batch) seen.push({ id: e.id, seq: Number(e.data.n) });
     })();
     let n = 0;
     const writer = async (k: number) => {
@@ -37,7 +38,11 @@ describe.skipIf(!inject("databaseUrl"))("the event feed under concurrency (Postg
         await t.db.transaction(async (tx) => {
           // Some work before and after recording, so transactions interleave and commit out of start order.
           await sleep(k % 5);
-          await recordChanges(tx, clinicId, Array.from({ length: 1 + (k % 3) }, () => ({ type: "service.updated" as const, data: { n: n++, k } })));
+          await recordChanges(
+            tx,
+            clinicId,
+            Array.from({ length: 1 + (k % 3) }, () => ({ type: "service.updated" as const, data: { n: n++, k } })),
+          );
           await tx.execute(sql`select pg_sleep(${(k % 4) / 1000})`);
           if (k % 7 === 0) throw new Rollback();
         });
@@ -46,11 +51,16 @@ describe.skipIf(!inject("databaseUrl"))("the event feed under concurrency (Postg
       }
     };
     // 40 at a time, 400 in all.
-    for (let round = 0; round < 10; round++) await Promise.all(Array.from({ length: 40 }, (_, i) => writer(round * 40 + i)));
+    for (let round = 0; round < 10; round++)
+      await Promise.all(Array.from({ length: 40 }, (_, i) => writer(round * 40 + i)));
     writing = false;
     await reader;
 
-    const committed = await t.db.select({ id: events.id, seq: events.seq }).from(events).where(sql`${events.clinicId} = ${clinicId}`).orderBy(events.seq);
+    const committed = await t.db
+      .select({ id: events.id, seq: events.seq })
+      .from(events)
+      .where(sql`${events.clinicId} = ${clinicId}`)
+      .orderBy(events.seq);
     expect(committed.length).toBeGreaterThan(300);
     // Exactly once, every committed event, none of the rolled-back ones.
     expect(seen.map((e) => e.id)).toEqual(committed.map((e) => e.id));

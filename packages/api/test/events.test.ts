@@ -9,9 +9,19 @@ describe("events", () => {
   it("are recorded with each change, carrying the resource after it, and listed oldest first", async () => {
     const c = await bookableClinic(t.db);
     const admin = callerFor(t.db, c.admin, { now: pinnedNow });
-    const service = await admin.services.create({ clinic_id: c.clinicId, name: "Check", duration_min: 30, provider_id: c.provider.id });
+    const service = await admin.services.create({
+      clinic_id: c.clinicId,
+      name: "Check",
+      duration_min: 30,
+      provider_id: c.provider.id,
+    });
     await admin.services.update({ clinic_id: c.clinicId, id: service.id, price: "20.00" });
-    const booked = await admin.appointments.book({ clinic_id: c.clinicId, service_id: service.id, start: at("2027-03-15T09:00:00Z"), patient: { name: "Pat" } });
+    const booked = await admin.appointments.book({
+      clinic_id: c.clinicId,
+      service_id: service.id,
+      start: at("2027-03-15T09:00:00Z"),
+      patient: { name: "Pat" },
+    });
     await admin.appointments.reschedule({ clinic_id: c.clinicId, id: booked.id, start: at("2027-03-15T10:00:00Z") });
     await admin.appointments.cancel({ clinic_id: c.clinicId, id: booked.id });
     await admin.providers.suspend({ clinic_id: c.clinicId, user_id: c.provider.id });
@@ -31,7 +41,12 @@ describe("events", () => {
     expect(created?.data).toMatchObject({ id: service.id, name: "Check", price: null });
     expect(updated?.data).toMatchObject({ id: service.id, price: "20.00" });
     expect(bookedEvent?.data).toMatchObject({ id: booked.id, status: "booked", start: "2027-03-15T09:00:00.000Z" });
-    expect(rescheduled?.data).toMatchObject({ id: booked.id, start: "2027-03-15T10:00:00.000Z", previous_start: "2027-03-15T09:00:00.000Z", previous_end: "2027-03-15T09:30:00.000Z" });
+    expect(rescheduled?.data).toMatchObject({
+      id: booked.id,
+      start: "2027-03-15T10:00:00.000Z",
+      previous_start: "2027-03-15T09:00:00.000Z",
+      previous_end: "2027-03-15T09:30:00.000Z",
+    });
     expect(canceled?.data).toMatchObject({ id: booked.id, status: "canceled" });
     expect(suspended?.data).toMatchObject({ user_id: c.provider.id, status: "suspended", previous_status: "approved" });
     expect(deleted?.data).toMatchObject({ id: service.id });
@@ -43,7 +58,13 @@ describe("events", () => {
     const c = await bookableClinic(t.db);
     const service = await addService(t.db, c.clinicId, { providerId: c.provider.id });
     const admin = callerFor(t.db, c.admin, { now: pinnedNow });
-    for (let hour = 9; hour < 14; hour++) await admin.appointments.book({ clinic_id: c.clinicId, service_id: service, start: at(`2027-03-15T${String(hour).padStart(2, "0")}:00:00Z`), patient: { name: "P" } });
+    for (let hour = 9; hour < 14; hour++)
+      await admin.appointments.book({
+        clinic_id: c.clinicId,
+        service_id: service,
+        start: at(`2027-03-15T${String(hour).padStart(2, "0")}:00:00Z`),
+        patient: { name: "P" },
+      });
     const first = await admin.events.list({ clinic_id: c.clinicId, limit: 2 });
     const second = await admin.events.list({ clinic_id: c.clinicId, limit: 2, after: first.next_cursor });
     const third = await admin.events.list({ clinic_id: c.clinicId, limit: 2, after: second.next_cursor });
@@ -55,7 +76,10 @@ describe("events", () => {
     const next = await admin.events.list({ clinic_id: c.clinicId, after: empty.next_cursor });
     expect(next.events.map((e) => e.type)).toEqual(["service.updated"]);
     // A filter skips other types and its cursor moves past them.
-    const onlyServices = await admin.events.list({ clinic_id: c.clinicId, types: ["service.updated", "service.created"] });
+    const onlyServices = await admin.events.list({
+      clinic_id: c.clinicId,
+      types: ["service.updated", "service.created"],
+    });
     expect(onlyServices.events.map((e) => e.type)).toEqual(["service.updated"]);
     expect((await admin.events.list({ clinic_id: c.clinicId, after: onlyServices.next_cursor })).events).toEqual([]);
   });
@@ -65,8 +89,12 @@ describe("events", () => {
     const other = await bookableClinic(t.db);
     await other.asAdmin.services.create({ clinic_id: other.clinicId, name: "Theirs", duration_min: 30 });
     expect(await codeOf(c.asStaff.events.list({ clinic_id: c.clinicId }))).toBe("FORBIDDEN");
-    expect(await codeOf(c.asAdmin.events.list({ clinic_id: c.clinicId, after: "not-a-cursor" }))).toBe("VALIDATION_FAILED");
-    expect(await codeOf(c.asAdmin.events.list({ clinic_id: c.clinicId, types: ["booked"] as never }))).toBe("VALIDATION_FAILED");
+    expect(await codeOf(c.asAdmin.events.list({ clinic_id: c.clinicId, after: "not-a-cursor" }))).toBe(
+      "VALIDATION_FAILED",
+    );
+    expect(await codeOf(c.asAdmin.events.list({ clinic_id: c.clinicId, types: ["booked"] as never }))).toBe(
+      "VALIDATION_FAILED",
+    );
     expect((await c.asAdmin.events.list({ clinic_id: c.clinicId })).events).toEqual([]);
     expect(await codeOf(c.asAdmin.events.list({ clinic_id: other.clinicId }))).toBe("FORBIDDEN");
   });

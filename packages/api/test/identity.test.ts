@@ -2,7 +2,16 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { appointments, clinicMembers, services, users, workHours } from "@clinic/db";
 import { UserProvisioner } from "../src/modules/identity/index.ts";
-import { addHours, addService, callerFor, clinicFixture, codeOf, createUser, pinnedNow, useTestDatabase } from "../testing/index.ts";
+import {
+  addHours,
+  addService,
+  callerFor,
+  clinicFixture,
+  codeOf,
+  createUser,
+  pinnedNow,
+  useTestDatabase,
+} from "../testing/index.ts";
 
 const t = useTestDatabase();
 const claimsOf = (sub: string, email: string) => ({ sub, email });
@@ -21,13 +30,23 @@ describe("user provisioning", () => {
   it("moves an invited provider's hours, services and appointments to the person, keeping the membership id", async () => {
     const c = await clinicFixture(t.db);
     const email = `provider-${crypto.randomUUID()}@test.example`;
-    const invited = await c.asAdmin.members.add({ clinic_id: c.clinicId, email, full_name: "Invited Provider", is_provider: true });
+    const invited = await c.asAdmin.members.add({
+      clinic_id: c.clinicId,
+      email,
+      full_name: "Invited Provider",
+      is_provider: true,
+    });
     await c.asAdmin.providers.approve({ clinic_id: c.clinicId, user_id: invited.user_id });
     await addHours(t.db, c.clinicId, null, [1, 2, 3, 4, 5], "09:00", "17:00");
     await addHours(t.db, c.clinicId, invited.user_id, [1, 2, 3, 4, 5], "09:00", "17:00");
     const serviceId = await addService(t.db, c.clinicId, { providerId: invited.user_id });
     const staff = callerFor(t.db, c.staff, { now: pinnedNow });
-    const booked = await staff.appointments.book({ clinic_id: c.clinicId, service_id: serviceId, start: "2027-03-02T10:00:00Z", patient: { name: "Pat" } });
+    const booked = await staff.appointments.book({
+      clinic_id: c.clinicId,
+      service_id: serviceId,
+      start: "2027-03-02T10:00:00Z",
+      patient: { name: "Pat" },
+    });
     const sub = crypto.randomUUID();
     await new UserProvisioner().provision(t.db, claimsOf(sub, email));
     const [membership] = await t.db.select().from(clinicMembers).where(eq(clinicMembers.id, invited.id));
@@ -47,11 +66,19 @@ describe("user provisioning", () => {
     const sub = crypto.randomUUID();
     const email = `both-${crypto.randomUUID()}@test.example`;
     // A invites the person by id before B invites the same person by e-mail (a second placeholder).
-    await a.asAdmin.members.add({ clinic_id: a.clinicId, user_id: sub, email: `other-${crypto.randomUUID()}@test.example`, full_name: "By Id" });
+    await a.asAdmin.members.add({
+      clinic_id: a.clinicId,
+      user_id: sub,
+      email: `other-${crypto.randomUUID()}@test.example`,
+      full_name: "By Id",
+    });
     const inB = await b.asAdmin.members.add({ clinic_id: b.clinicId, email, full_name: "By E-mail" });
     expect(inB.user_id).not.toBe(sub);
     await new UserProvisioner().provision(t.db, claimsOf(sub, email));
-    const memberships = await t.db.select({ clinicId: clinicMembers.clinicId }).from(clinicMembers).where(eq(clinicMembers.userId, sub));
+    const memberships = await t.db
+      .select({ clinicId: clinicMembers.clinicId })
+      .from(clinicMembers)
+      .where(eq(clinicMembers.userId, sub));
     expect(memberships.map((m) => m.clinicId).sort()).toEqual([a.clinicId, b.clinicId].sort());
     const [user] = await t.db.select().from(users).where(eq(users.id, sub));
     expect(user?.email).toBe(email);
@@ -60,6 +87,8 @@ describe("user provisioning", () => {
   it("refuses a token whose e-mail belongs to someone who has signed in", async () => {
     const owner = await createUser(t.db);
     await new UserProvisioner().provision(t.db, claimsOf(owner.id, owner.email));
-    expect(await codeOf(new UserProvisioner().provision(t.db, claimsOf(crypto.randomUUID(), owner.email)))).toBe("UNAUTHENTICATED");
+    expect(await codeOf(new UserProvisioner().provision(t.db, claimsOf(crypto.randomUUID(), owner.email)))).toBe(
+      "UNAUTHENTICATED",
+    );
   });
 });

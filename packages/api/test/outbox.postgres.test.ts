@@ -23,12 +23,26 @@ describe.skipIf(!databaseUrl)("the outbox (PostgreSQL)", () => {
   });
 
   const jobsWithIds = async (ids: string[]) =>
-    rowsOf<{ n: number }>(await two.db.execute(sql`select count(*)::int as n from pgboss.job where id = any (string_to_array(${ids.join(",")}, ',')::uuid[])`))[0]?.n ?? 0;
+    rowsOf<{ n: number }>(
+      await two.db.execute(
+        sql`select count(*)::int as n from pgboss.job where id = any (string_to_array(${ids.join(",")}, ',')::uuid[])`,
+      ),
+    )[0]?.n ?? 0;
 
   it("hands over what a killed dispatcher left, each job once", async () => {
     const clinicId = await createClinic(one.db);
     const ids = await one.db.transaction(async (tx) =>
-      Promise.all([1, 2, 3].map((n) => enqueue(tx, clinicId, queueNames.appointmentReminder, { clinicId, appointmentId: crypto.randomUUID(), offsetMin: n, startsAt: "2030-01-01T00:00:00.000Z" }, { startAfter: new Date("2029-12-31T00:00:00Z") }))),
+      Promise.all(
+        [1, 2, 3].map((n) =>
+          enqueue(
+            tx,
+            clinicId,
+            queueNames.appointmentReminder,
+            { clinicId, appointmentId: crypto.randomUUID(), offsetMin: n, startsAt: "2030-01-01T00:00:00.000Z" },
+            { startAfter: new Date("2029-12-31T00:00:00Z") },
+          ),
+        ),
+      ),
     );
     expect(ids).toHaveLength(3);
 
@@ -53,7 +67,9 @@ describe.skipIf(!databaseUrl)("the outbox (PostgreSQL)", () => {
 
     // Handed over again (as after a crash between the queue's insert and the outbox's delete, were
     // they not one transaction): still one job each.
-    await one.db.insert(outbox).values(ids.map((jobId) => ({ clinicId, jobId, queue: queueNames.appointmentReminder, data: { clinicId } })));
+    await one.db
+      .insert(outbox)
+      .values(ids.map((jobId) => ({ clinicId, jobId, queue: queueNames.appointmentReminder, data: { clinicId } })));
     await dispatchOutbox(one.db);
     expect(await jobsWithIds(ids)).toBe(3);
   }, 60_000);

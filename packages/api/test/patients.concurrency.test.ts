@@ -3,10 +3,21 @@ import { openTestDatabase } from "@clinic/db/testing";
 import { createContextInner, defaultApiLimits } from "../src/context.ts";
 import { appRouter } from "../src/router/index.ts";
 import { createCallerFactory } from "../src/trpc.ts";
-import { addService, bookableClinic, callerFor, codeOf, createUser, pinnedNow, useTestDatabase } from "../testing/index.ts";
+import {
+  addService,
+  bookableClinic,
+  callerFor,
+  codeOf,
+  createUser,
+  pinnedNow,
+  useTestDatabase,
+} from "../testing/index.ts";
 
 const t = useTestDatabase();
-const outcome = (call: Promise<unknown>) => codeOf(call).catch((error: unknown) => (error instanceof Error && error.message === "expected the call to fail" ? "OK" : "THREW"));
+const outcome = (call: Promise<unknown>) =>
+  codeOf(call).catch((error: unknown) =>
+    error instanceof Error && error.message === "expected the call to fail" ? "OK" : "THREW",
+  );
 
 // Real parallel connections only exist on the PostgreSQL server (PGlite is one connection).
 describe.skipIf(!inject("databaseUrl"))("patients under concurrency (PostgreSQL)", () => {
@@ -17,7 +28,14 @@ describe.skipIf(!inject("databaseUrl"))("patients under concurrency (PostgreSQL)
     const patient = callerFor(t.db, await createUser(t.db), { now: pinnedNow });
     const outcomes = await Promise.all(
       Array.from({ length: 10 }, (_, k) =>
-        outcome(patient.onlineBooking.book({ clinic_id: c.clinicId, service_id: service, start: new Date(Date.parse("2027-03-15T09:00:00Z") + k * 30 * 60_000), patient: { name: "Pat" } })),
+        outcome(
+          patient.onlineBooking.book({
+            clinic_id: c.clinicId,
+            service_id: service,
+            start: new Date(Date.parse("2027-03-15T09:00:00Z") + k * 30 * 60_000),
+            patient: { name: "Pat" },
+          }),
+        ),
       ),
     );
     expect(outcomes.filter((o) => o === "OK")).toHaveLength(2);
@@ -30,15 +48,25 @@ describe.skipIf(!inject("databaseUrl"))("patients under concurrency (PostgreSQL)
     try {
       const c = await bookableClinic(t.db);
       const service = await addService(t.db, c.clinicId, { providerId: c.provider.id, durationMin: 30 });
-      await c.asAdmin.clinics.update({ clinic_id: c.clinicId, online_booking: true, max_open_bookings_per_patient: 100 });
+      await c.asAdmin.clinics.update({
+        clinic_id: c.clinicId,
+        online_booking: true,
+        max_open_bookings_per_patient: 100,
+      });
       const user = await createUser(t.db);
       const limits = { ...defaultApiLimits, bookingWritesPerMinute: 5 };
-      const callers = [t.db, second.db].map((db) => createCallerFactory(appRouter)(createContextInner({ db, user, now: pinnedNow, limits })));
+      const callers = [t.db, second.db].map((db) =>
+        createCallerFactory(appRouter)(createContextInner({ db, user, now: pinnedNow, limits })),
+      );
       const outcomes = await Promise.all(
         Array.from({ length: 12 }, (_, k) =>
           outcome(
-            (callers[k % 2] ?? callers[0])?.onlineBooking.book({ clinic_id: c.clinicId, service_id: service, start: new Date(Date.parse("2027-03-16T09:00:00Z") + k * 30 * 60_000), patient: { name: "Pat" } }) ??
-              Promise.resolve(),
+            (callers[k % 2] ?? callers[0])?.onlineBooking.book({
+              clinic_id: c.clinicId,
+              service_id: service,
+              start: new Date(Date.parse("2027-03-16T09:00:00Z") + k * 30 * 60_000),
+              patient: { name: "Pat" },
+            }) ?? Promise.resolve(),
           ),
         ),
       );

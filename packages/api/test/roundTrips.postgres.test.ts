@@ -12,7 +12,11 @@ describe.skipIf(!databaseUrl)("round trips of the booking path (PostgreSQL)", ()
   let handle: DbHandle;
   const sent: string[] = [];
   beforeAll(async () => {
-    handle = await openDatabase({ url: databaseUrl, poolMax: 2, onServerStatement: (text) => sent.push(text.replace(/\s+/g, " ").trim()) });
+    handle = await openDatabase({
+      url: databaseUrl,
+      poolMax: 2,
+      onServerStatement: (text) => sent.push(text.replace(/\s+/g, " ").trim()),
+    });
   });
   afterAll(async () => {
     await handle.close();
@@ -22,34 +26,65 @@ describe.skipIf(!databaseUrl)("round trips of the booking path (PostgreSQL)", ()
     const c = await bookableClinic(handle.db);
     const service = await addService(handle.db, c.clinicId, { durationMin: 30 });
     await addWebhook(handle.db, c.clinicId, { eventTypes: ["*"] });
-    await handle.db.update(clinics).set({ reminderOffsetsMin: [1440, 60], onlineBooking: true, maxOpenBookingsPerPatient: 5 }).where(eq(clinics.id, c.clinicId));
+    await handle.db
+      .update(clinics)
+      .set({ reminderOffsetsMin: [1440, 60], onlineBooking: true, maxOpenBookingsPerPatient: 5 })
+      .where(eq(clinics.id, c.clinicId));
     const staff = callerFor(handle.db, c.staff, { now: pinnedNow });
 
     sent.length = 0;
-    const booked = await staff.appointments.book({ clinic_id: c.clinicId, service_id: service, start: "2027-03-15T10:00:00Z", patient: { name: "Pat" }, idempotency_key: "k-1" });
+    const booked = await staff.appointments.book({
+      clinic_id: c.clinicId,
+      service_id: service,
+      start: "2027-03-15T10:00:00Z",
+      patient: { name: "Pat" },
+      idempotency_key: "k-1",
+    });
     const staffBooking = [...sent];
     expect(booked.status).toBe("booked");
     expect(staffBooking, staffBooking.join("\n")).toHaveLength(3);
 
     sent.length = 0;
-    const replay = await staff.appointments.book({ clinic_id: c.clinicId, service_id: service, start: "2027-03-15T10:00:00Z", patient: { name: "Pat" }, idempotency_key: "k-1" });
+    const replay = await staff.appointments.book({
+      clinic_id: c.clinicId,
+      service_id: service,
+      start: "2027-03-15T10:00:00Z",
+      patient: { name: "Pat" },
+      idempotency_key: "k-1",
+    });
     expect(replay.id).toBe(booked.id);
     expect(sent.length, sent.join("\n")).toBeLessThanOrEqual(3);
 
     const patient = callerFor(handle.db, await createUser(handle.db), { now: pinnedNow });
     sent.length = 0;
-    await patient.onlineBooking.book({ clinic_id: c.clinicId, service_id: service, start: "2027-03-15T11:00:00Z", patient: { name: "Pia" } });
+    await patient.onlineBooking.book({
+      clinic_id: c.clinicId,
+      service_id: service,
+      start: "2027-03-15T11:00:00Z",
+      patient: { name: "Pia" },
+    });
     expect(sent.length, sent.join("\n")).toBeLessThanOrEqual(3);
 
     sent.length = 0;
-    const moved = await staff.appointments.reschedule({ clinic_id: c.clinicId, id: booked.id, start: "2027-03-15T12:00:00Z" });
+    const moved = await staff.appointments.reschedule({
+      clinic_id: c.clinicId,
+      id: booked.id,
+      start: "2027-03-15T12:00:00Z",
+    });
     expect(moved.start.toISOString()).toBe("2027-03-15T12:00:00.000Z");
     expect(sent.length, sent.join("\n")).toBeLessThanOrEqual(3);
 
     // What the writes did in their one statement each: reminders and the delivery wait in the outbox.
-    const queued = await handle.db.select({ queue: outbox.queue }).from(outbox).where(eq(outbox.clinicId, c.clinicId)).orderBy(outbox.queue);
+    const queued = await handle.db
+      .select({ queue: outbox.queue })
+      .from(outbox)
+      .where(eq(outbox.clinicId, c.clinicId))
+      .orderBy(outbox.queue);
     // Two reminders for each booking (the moved one's first two dropped with it, two anew) and a delivery per event.
-    expect(queued.map((r) => r.queue)).toEqual([...Array<string>(4).fill("appointment-reminder"), ...Array<string>(3).fill("webhook-delivery")]);
+    expect(queued.map((r) => r.queue)).toEqual([
+      ...Array<string>(4).fill("appointment-reminder"),
+      ...Array<string>(3).fill("webhook-delivery"),
+    ]);
   }, 60_000);
 
   it("answers an availability miss in two (authorize, one read) and computes identical concurrent misses once", async () => {
@@ -57,12 +92,21 @@ describe.skipIf(!databaseUrl)("round trips of the booking path (PostgreSQL)", ()
     const service = await addService(handle.db, c.clinicId, { durationMin: 30 });
     const staff = callerFor(handle.db, c.staff, { now: pinnedNow });
     sent.length = 0;
-    const week = await staff.availability.get({ clinic_id: c.clinicId, service_id: service, from: "2027-03-15", to: "2027-03-21" });
+    const week = await staff.availability.get({
+      clinic_id: c.clinicId,
+      service_id: service,
+      from: "2027-03-15",
+      to: "2027-03-21",
+    });
     expect(week.slots.length).toBeGreaterThan(0);
     expect(sent, sent.join("\n")).toHaveLength(2);
 
     sent.length = 0;
-    const answers = await Promise.all(Array.from({ length: 10 }, () => staff.availability.get({ clinic_id: c.clinicId, service_id: service, from: "2027-03-22", to: "2027-03-28" })));
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        staff.availability.get({ clinic_id: c.clinicId, service_id: service, from: "2027-03-22", to: "2027-03-28" }),
+      ),
+    );
     expect(sent.filter((text) => text.includes("clinic_schedule_context"))).toHaveLength(1);
     expect(new Set(answers.map((a) => JSON.stringify(a))).size).toBe(1);
   }, 60_000);

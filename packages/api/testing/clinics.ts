@@ -45,8 +45,12 @@ export async function addMember(db: Db, clinicId: string, options: MemberOptions
 }
 
 /** An approved provider of the clinic (a STAFF member with the provider flag). */
-export const addProvider = (db: Db, clinicId: string, fullName: string, options: Omit<MemberOptions, "isProvider" | "fullName"> = {}) =>
-  addMember(db, clinicId, { ...options, isProvider: true, fullName });
+export const addProvider = (
+  db: Db,
+  clinicId: string,
+  fullName: string,
+  options: Omit<MemberOptions, "isProvider" | "fullName"> = {},
+) => addMember(db, clinicId, { ...options, isProvider: true, fullName });
 
 /** A clinic with a CLINIC_ADMIN, a STAFF member and a custom-role member, each with a caller. */
 export async function clinicFixture(db: Db, options: { timezone?: string } = {}) {

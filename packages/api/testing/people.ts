@@ -6,7 +6,8 @@ export const testSecret = "test-secret-0123456789-0123456789-abcdef";
 
 let counter = 0;
 /** A short string no other call of this process returns: for names and e-mails. */
-export const unique = () => `${Date.now().toString(36)}${(counter++).toString(36)}${Math.random().toString(36).slice(2, 7)}`;
+export const unique = () =>
+  `${Date.now().toString(36)}${(counter++).toString(36)}${Math.random().toString(36).slice(2, 7)}`;
 
 /** A test identity: the caller a procedure sees, and a token that authenticates as it over HTTP. */
 export interface TestUser extends AuthUser {
@@ -25,7 +26,11 @@ export function newIdentity(options: { admin?: boolean } = {}): Promise<TestUser
 
 /** A fresh identity whose user row exists already (for procedure tests and memberships). */
 export async function createUser(db: Db, options: { admin?: boolean; email?: string } = {}): Promise<TestUser> {
-  const user = await identity(crypto.randomUUID(), options.email ?? `u-${unique()}@test.example`, options.admin ?? false);
+  const user = await identity(
+    crypto.randomUUID(),
+    options.email ?? `u-${unique()}@test.example`,
+    options.admin ?? false,
+  );
   await db.insert(users).values({ id: user.id, email: user.email });
   return user;
 }

@@ -10,7 +10,14 @@ const minutesOf = (time: string) => {
 export const pinnedNow = () => new Date("2027-03-01T00:00:00.000Z");
 
 /** Weekly hours of the clinic (providerId null) or of a provider, inserted directly. */
-export async function addHours(db: Db, clinicId: string, providerId: string | null, weekdays: number[], opens: string, closes: string): Promise<void> {
+export async function addHours(
+  db: Db,
+  clinicId: string,
+  providerId: string | null,
+  weekdays: number[],
+  opens: string,
+  closes: string,
+): Promise<void> {
   await db.insert(workHours).values(
     weekdays.map((weekday) => ({
       clinicId,
@@ -24,7 +31,17 @@ export async function addHours(db: Db, clinicId: string, providerId: string | nu
 }
 
 /** A service of the clinic; returns its id. */
-export async function addService(db: Db, clinicId: string, options: { name?: string; durationMin?: number; providerId?: string | null; isActive?: boolean; deleted?: boolean } = {}) {
+export async function addService(
+  db: Db,
+  clinicId: string,
+  options: {
+    name?: string;
+    durationMin?: number;
+    providerId?: string | null;
+    isActive?: boolean;
+    deleted?: boolean;
+  } = {},
+) {
   const [row] = await db
     .insert(services)
     .values({
@@ -41,12 +58,27 @@ export async function addService(db: Db, clinicId: string, options: { name?: str
 }
 
 /** A closure of the clinic (providerId null) or of a provider. */
-export async function addClosure(db: Db, clinicId: string, providerId: string | null, startsAt: string, endsAt: string): Promise<void> {
-  await db.insert(closures).values({ clinicId, scope: providerId ? "provider" : "clinic", providerId, startsAt: new Date(startsAt), endsAt: new Date(endsAt) });
+export async function addClosure(
+  db: Db,
+  clinicId: string,
+  providerId: string | null,
+  startsAt: string,
+  endsAt: string,
+): Promise<void> {
+  await db.insert(closures).values({
+    clinicId,
+    scope: providerId ? "provider" : "clinic",
+    providerId,
+    startsAt: new Date(startsAt),
+    endsAt: new Date(endsAt),
+  });
 }
 
 /** A clinic open Mon–Fri 09:00–17:00 with one approved provider working the same hours. */
-export async function bookableClinic(db: Db, options: { timezone?: string; hours?: { weekdays: number[]; opens: string; closes: string } } = {}) {
+export async function bookableClinic(
+  db: Db,
+  options: { timezone?: string; hours?: { weekdays: number[]; opens: string; closes: string } } = {},
+) {
   const fixture = await clinicFixture(db, options.timezone ? { timezone: options.timezone } : {});
   const provider = await addProvider(db, fixture.clinicId, "Anna Provider");
   const { weekdays, opens, closes } = options.hours ?? { weekdays: [1, 2, 3, 4, 5], opens: "09:00", closes: "17:00" };

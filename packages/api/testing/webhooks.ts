@@ -1,7 +1,11 @@
 import { type Db, webhooks } from "@clinic/db";
 
 /** A webhook of the clinic, inserted directly (no URL check, no delivery); returns its id. */
-export async function addWebhook(db: Db, clinicId: string, options: { url?: string; eventTypes?: string[]; description?: string | null } = {}): Promise<string> {
+export async function addWebhook(
+  db: Db,
+  clinicId: string,
+  options: { url?: string; eventTypes?: string[]; description?: string | null } = {},
+): Promise<string> {
   const [row] = await db
     .insert(webhooks)
     .values({

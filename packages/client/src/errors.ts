@@ -42,7 +42,9 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 function fieldErrorsOf(value: unknown): ClinicFieldError[] {
   if (!Array.isArray(value)) return [];
   return value.flatMap((item: unknown) =>
-    isRecord(item) && typeof item.path === "string" && typeof item.message === "string" ? [{ path: item.path, message: item.message }] : [],
+    isRecord(item) && typeof item.path === "string" && typeof item.message === "string"
+      ? [{ path: item.path, message: item.message }]
+      : [],
   );
 }
 

@@ -1,4 +1,10 @@
-import { createTRPCClient, httpBatchLink, type HTTPBatchLinkOptions, type TRPCClient, type TRPCClientError } from "@trpc/client";
+import {
+  createTRPCClient,
+  httpBatchLink,
+  type HTTPBatchLinkOptions,
+  type TRPCClient,
+  type TRPCClientError,
+} from "@trpc/client";
 import type { TRPCBuiltRouter, inferRouterInputs, inferRouterOutputs } from "@trpc/server";
 import superjson from "superjson";
 import type { ClinicErrorShape, clientRecord } from "./router.ts";

@@ -7,7 +7,12 @@
 // declaration of `clientRecord` mentions nothing but `@trpc/server` and this package's own types.
 // This module is imported with `import type` only, so none of it reaches the JavaScript bundle.
 import type { AppRouter as ServerRouter } from "@clinic/api";
-import type { TRPCMutationProcedure, TRPCQueryProcedure, TRPC_ERROR_CODE_KEY, TRPC_ERROR_CODE_NUMBER } from "@trpc/server";
+import type {
+  TRPCMutationProcedure,
+  TRPCQueryProcedure,
+  TRPC_ERROR_CODE_KEY,
+  TRPC_ERROR_CODE_NUMBER,
+} from "@trpc/server";
 import type { ClinicErrorCode, ClinicFieldError } from "./errors.ts";
 
 /** `error.data` of a failed call, as the server's error formatter fills it. */

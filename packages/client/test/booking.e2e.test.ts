@@ -15,7 +15,12 @@ const timeZone = "Europe/Berlin";
 
 /** Today's date in the clinic's zone, then the next Monday after it (so every slot is in the future). */
 function nextMonday(): string {
-  const today = new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" }).format(new Date());
+  const today = new Intl.DateTimeFormat("en-CA", {
+    timeZone,
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+  }).format(new Date());
   const day = new Date(`${today}T00:00:00Z`);
   do day.setUTCDate(day.getUTCDate() + 1);
   while (day.getUTCDay() !== 1);
@@ -29,13 +34,30 @@ async function adminClient(): Promise<ClinicClient> {
 /** A clinic with one approved provider, Monday hours 09:00–12:00 and a 30-minute service. */
 async function bookableClinic(api: ClinicClient) {
   const clinic = await api.clinics.create.mutate({ name: `Client E2E ${crypto.randomUUID()}`, timezone: timeZone });
-  const member = await api.members.add.mutate({ clinic_id: clinic.id, email: `anna-${crypto.randomUUID()}@test.example`, full_name: "Anna Berg", is_provider: true });
+  const member = await api.members.add.mutate({
+    clinic_id: clinic.id,
+    email: `anna-${crypto.randomUUID()}@test.example`,
+    full_name: "Anna Berg",
+    is_provider: true,
+  });
   expect(member.status).toBe("pending");
   const approved = await api.providers.approve.mutate({ clinic_id: clinic.id, user_id: member.user_id });
   expect(approved.status).toBe("approved");
   await api.workHours.createClinic.mutate({ clinic_id: clinic.id, weekday: 1, opens_at: "09:00", closes_at: "12:00" });
-  await api.workHours.createProvider.mutate({ clinic_id: clinic.id, provider_id: member.user_id, weekday: 1, opens_at: "09:00", closes_at: "12:00" });
-  const service = await api.services.create.mutate({ clinic_id: clinic.id, name: "Deep Tissue Massage", duration_min: 30, price: "60.00", provider_id: member.user_id });
+  await api.workHours.createProvider.mutate({
+    clinic_id: clinic.id,
+    provider_id: member.user_id,
+    weekday: 1,
+    opens_at: "09:00",
+    closes_at: "12:00",
+  });
+  const service = await api.services.create.mutate({
+    clinic_id: clinic.id,
+    name: "Deep Tissue Massage",
+    duration_min: 30,
+    price: "60.00",
+    provider_id: member.user_id,
+  });
   return { clinic, providerId: member.user_id, service };
 }
 
@@ -48,10 +70,20 @@ describe("client against a running server", () => {
     const range = { clinic_id: clinic.id, service_id: service.id, from: monday, to: monday };
 
     // Two queries in the same tick travel in one batched request.
-    const [before, found] = await Promise.all([api.availability.get.query(range), api.services.search.query({ clinic_id: clinic.id, q: "deep tissue" })]);
+    const [before, found] = await Promise.all([
+      api.availability.get.query(range),
+      api.services.search.query({ clinic_id: clinic.id, q: "deep tissue" }),
+    ]);
     expect(found.matches[0]?.service.id).toBe(service.id);
     expect(before.timezone).toBe(timeZone);
-    expect(before.slots.map((s) => s.start_local.slice(11))).toEqual(["09:00", "09:30", "10:00", "10:30", "11:00", "11:30"]);
+    expect(before.slots.map((s) => s.start_local.slice(11))).toEqual([
+      "09:00",
+      "09:30",
+      "10:00",
+      "10:30",
+      "11:00",
+      "11:30",
+    ]);
     const first = before.slots[0];
     if (!first) throw new Error("no slot");
     expect(first.start).toBeInstanceOf(Date);
@@ -89,7 +121,12 @@ describe("client against a running server", () => {
     const offGrid = new Date(`${nextMonday()}T09:10:00+01:00`);
     // Monday 09:10 Berlin is never on the 30-minute grid (whatever the offset that day).
     const error = await failureOf(
-      api.appointments.book.mutate({ clinic_id: clinic.id, service_id: service.id, start: offGrid, patient: { name: "Pat Patient" } }),
+      api.appointments.book.mutate({
+        clinic_id: clinic.id,
+        service_id: service.id,
+        start: offGrid,
+        patient: { name: "Pat Patient" },
+      }),
     );
     expect(errorCodeOf(error)).toBe("SLOT_UNAVAILABLE");
     expect(problemOf(error)).toMatchObject({ code: "SLOT_UNAVAILABLE", status: 409 });

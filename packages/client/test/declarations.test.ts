@@ -51,7 +51,9 @@ describe("dist/index.d.ts", () => {
     host.getSourceFile = (name, languageVersion) =>
       name === consumer ? ts.createSourceFile(name, source, languageVersion) : getSourceFileBase(name, languageVersion);
     const program = ts.createProgram([consumer], options, host);
-    const diagnostics = ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"));
+    const diagnostics = ts
+      .getPreEmitDiagnostics(program)
+      .map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"));
     expect(diagnostics).toEqual([]);
     const files = program.getSourceFiles().map((f) => f.fileName);
     expect(files.some((f) => f.includes("/packages/api/") || f.includes("/packages/db/"))).toBe(false);

@@ -30,7 +30,12 @@ describe("published types", () => {
       provider_id?: string | undefined;
     }>();
     type Availability = RouterOutputs["availability"]["get"];
-    expectTypeOf<Availability["slots"][number]>().toEqualTypeOf<{ start: Date; end: Date; start_local: string; provider_ids: string[] }>();
+    expectTypeOf<Availability["slots"][number]>().toEqualTypeOf<{
+      start: Date;
+      end: Date;
+      start_local: string;
+      provider_ids: string[];
+    }>();
     expectTypeOf<Availability["timezone"]>().toEqualTypeOf<string>();
   });
 
@@ -52,9 +57,14 @@ describe("published types", () => {
     expectTypeOf(api.services.search.query).parameter(0).toEqualTypeOf<RouterInputs["services"]["search"]>();
     // @ts-expect-error the patient is required
     expectTypeOf(api.appointments.book.mutate).toBeCallableWith({ clinic_id: "c", service_id: "s", start: new Date() });
-    expectTypeOf(api.appointments.reschedule.mutate).parameter(0).toEqualTypeOf<RouterInputs["appointments"]["reschedule"]>();
+    expectTypeOf(api.appointments.reschedule.mutate)
+      .parameter(0)
+      .toEqualTypeOf<RouterInputs["appointments"]["reschedule"]>();
     // The patient procedures: the booking page and "my appointments".
-    expectTypeOf(api.onlineBooking.book.mutate).parameter(0).toHaveProperty("patient").toEqualTypeOf<{ name: string; phone_e164?: string | undefined }>();
+    expectTypeOf(api.onlineBooking.book.mutate)
+      .parameter(0)
+      .toHaveProperty("patient")
+      .toEqualTypeOf<{ name: string; phone_e164?: string | undefined }>();
     expectTypeOf(api.me.appointments.query).returns.resolves.toEqualTypeOf<RouterOutputs["me"]["appointments"]>();
     expectTypeOf<RouterOutputs["me"]["appointment"]["patient_user_id"]>().toEqualTypeOf<string | null>();
     // @ts-expect-error there is no such procedure
@@ -72,15 +82,36 @@ describe("published types", () => {
 describe("errorCodeOf / problemOf", () => {
   it("reads domain_code, detail, field errors and extra from tRPC error data", () => {
     const error = Object.assign(new Error("start: must be an ISO 8601 instant"), {
-      data: { code: "BAD_REQUEST", httpStatus: 400, path: "appointments.book", domain_code: "VALIDATION_FAILED", errors: [{ path: "start", message: "bad" }], extra: null },
+      data: {
+        code: "BAD_REQUEST",
+        httpStatus: 400,
+        path: "appointments.book",
+        domain_code: "VALIDATION_FAILED",
+        errors: [{ path: "start", message: "bad" }],
+        extra: null,
+      },
     });
     expect(errorCodeOf(error)).toBe("VALIDATION_FAILED");
-    expect(problemOf(error)).toEqual({ code: "VALIDATION_FAILED", detail: "start: must be an ISO 8601 instant", status: 400, errors: [{ path: "start", message: "bad" }], extra: {} });
+    expect(problemOf(error)).toEqual({
+      code: "VALIDATION_FAILED",
+      detail: "start: must be an ISO 8601 instant",
+      status: 400,
+      errors: [{ path: "start", message: "bad" }],
+      extra: {},
+    });
   });
 
   it("falls back to a problem+json body answered outside tRPC (e.g. the rate limiter)", () => {
     const error = Object.assign(new Error("Unable to transform response from server"), {
-      meta: { responseJSON: { type: "about:blank", title: "Too Many Requests", status: 429, code: "RATE_LIMITED", detail: "rate limit exceeded; retry after 1 minute" } },
+      meta: {
+        responseJSON: {
+          type: "about:blank",
+          title: "Too Many Requests",
+          status: 429,
+          code: "RATE_LIMITED",
+          detail: "rate limit exceeded; retry after 1 minute",
+        },
+      },
     });
     expect(errorCodeOf(error)).toBe("RATE_LIMITED");
     expect(problemOf(error)?.detail).toBe("rate limit exceeded; retry after 1 minute");

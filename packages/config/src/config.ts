@@ -51,21 +51,49 @@ const envSchema = z.object({
   RATE_LIMIT_WINDOW_MS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1000).default(60_000)),
   DEMO: z.preprocess(emptyToUndefined, z.enum(["auto", "off", "on"]).default("auto")),
   REQUEST_TIMEOUT_MS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1000).max(600_000).default(30_000)),
-  AVAILABILITY_MAX_SLOTS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(100).max(1_000_000).default(10_000)),
+  AVAILABILITY_MAX_SLOTS: z.preprocess(
+    emptyToUndefined,
+    z.coerce.number().int().min(100).max(1_000_000).default(10_000),
+  ),
   AVAILABILITY_CACHE_MB: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(65_536).default(64)),
-  PUBLIC_URL: z.preprocess(emptyToUndefined, z.url().transform((url) => url.replace(/\/+$/, "")).optional()),
-  WEBHOOK_ALLOW_PRIVATE: z.preprocess(emptyToUndefined, z.enum(["true", "false"]).default("false").transform((v) => v === "true")),
+  PUBLIC_URL: z.preprocess(
+    emptyToUndefined,
+    z
+      .url()
+      .transform((url) => url.replace(/\/+$/, ""))
+      .optional(),
+  ),
+  WEBHOOK_ALLOW_PRIVATE: z.preprocess(
+    emptyToUndefined,
+    z
+      .enum(["true", "false"])
+      .default("false")
+      .transform((v) => v === "true"),
+  ),
   WEBHOOK_RETRY_DELAYS_S: z.preprocess(
     emptyToUndefined,
     z
       .string()
       .default("5,30,120,600,1800,7200,21600,86400")
       .transform((text) => text.split(",").map((part) => part.trim()))
-      .pipe(z.array(z.coerce.number<string>().int().min(0).max(7 * 86_400)).max(20, "at most 20 retries")),
+      .pipe(
+        z
+          .array(
+            z.coerce
+              .number<string>()
+              .int()
+              .min(0)
+              .max(7 * 86_400),
+          )
+          .max(20, "at most 20 retries"),
+      ),
   ),
   JOB_POLL_INTERVAL_MS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(500).max(60_000).default(1000)),
   WORKERS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(64).optional()),
-  METRICS_TOKEN: z.preprocess(emptyToUndefined, z.string().min(16, "METRICS_TOKEN must be at least 16 characters").optional()),
+  METRICS_TOKEN: z.preprocess(
+    emptyToUndefined,
+    z.string().min(16, "METRICS_TOKEN must be at least 16 characters").optional(),
+  ),
   BOOKING_RATE_LIMIT: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(1_000_000).default(30)),
 });
 
@@ -128,7 +156,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   const e = parsed.data;
   if (!e.DATABASE_URL && e.WORKERS !== undefined && e.WORKERS > 1) {
-    throw new ConfigError("WORKERS", "must be 1 on the embedded database (one process owns it): set DATABASE_URL for more");
+    throw new ConfigError(
+      "WORKERS",
+      "must be 1 on the embedded database (one process owns it): set DATABASE_URL for more",
+    );
   }
   return {
     nodeEnv: e.NODE_ENV,

@@ -27,7 +27,8 @@ export function placementOf(table: PgTable): Placement | undefined {
   if (name === "clinics") return { table: name, kind: "distributed", column: "id", colocateWith: null };
   const ownKey = ownKeyTables[name];
   if (ownKey) return { table: name, kind: "distributed", column: ownKey, colocateWith: null };
-  if (columns.some((c) => c.name === "clinic_id")) return { table: name, kind: "distributed", column: "clinic_id", colocateWith: "clinics" };
+  if (columns.some((c) => c.name === "clinic_id"))
+    return { table: name, kind: "distributed", column: "clinic_id", colocateWith: "clinics" };
   return undefined;
 }
 
@@ -42,7 +43,8 @@ export function placements(): Placement[] {
   return schemaTables()
     .map((table) => {
       const placement = placementOf(table);
-      if (!placement) throw new Error(`table ${getTableConfig(table).name} has no placement on Citus (packages/db/src/citus.ts)`);
+      if (!placement)
+        throw new Error(`table ${getTableConfig(table).name} has no placement on Citus (packages/db/src/citus.ts)`);
       return placement;
     })
     .sort((a, b) => rank(a) - rank(b) || a.table.localeCompare(b.table));
@@ -50,7 +52,9 @@ export function placements(): Placement[] {
 
 /** Whether the database has the Citus extension. */
 export async function hasCitus(db: Db): Promise<boolean> {
-  const [row] = rowsOf<{ citus: boolean }>(await db.execute(sql`select exists (select 1 from pg_extension where extname = 'citus') as citus`));
+  const [row] = rowsOf<{ citus: boolean }>(
+    await db.execute(sql`select exists (select 1 from pg_extension where extname = 'citus') as citus`),
+  );
   return row?.citus === true;
 }
 
@@ -64,7 +68,11 @@ export async function hasCitus(db: Db): Promise<boolean> {
  */
 export async function distributeTables(db: Db): Promise<string[]> {
   if (!(await hasCitus(db))) return [];
-  const done = new Set(rowsOf<{ name: string }>(await db.execute(sql`select logicalrelid::regclass::text as name from pg_dist_partition`)).map((r) => r.name));
+  const done = new Set(
+    rowsOf<{ name: string }>(
+      await db.execute(sql`select logicalrelid::regclass::text as name from pg_dist_partition`),
+    ).map((r) => r.name),
+  );
   const pending = placements().filter((p) => !done.has(p.table));
   if (pending.length === 0) return [];
   // A distributed table with a foreign key to a reference table must be created before any
@@ -79,16 +87,21 @@ export async function distributeTables(db: Db): Promise<string[]> {
         and (conrelid::regclass::text in ${names} or confrelid::regclass::text in ${names})
       order by conrelid::regclass::text, conname`),
   );
-  for (const fk of foreignKeys) await db.execute(sql`alter table ${sql.identifier(fk.tbl)} drop constraint ${sql.identifier(fk.name)}`);
+  for (const fk of foreignKeys)
+    await db.execute(sql`alter table ${sql.identifier(fk.tbl)} drop constraint ${sql.identifier(fk.name)}`);
   for (const p of pending) {
     if (p.kind === "reference") {
       await db.execute(sql`select create_reference_table(${p.table})`);
     } else {
-      await db.execute(sql`select create_distributed_table(${p.table}, ${p.column}, colocate_with => ${p.colocateWith ?? "none"})`);
+      await db.execute(
+        sql`select create_distributed_table(${p.table}, ${p.column}, colocate_with => ${p.colocateWith ?? "none"})`,
+      );
     }
   }
   for (const fk of foreignKeys) {
-    await db.execute(sql`alter table ${sql.identifier(fk.tbl)} add constraint ${sql.identifier(fk.name)} ${sql.raw(fk.def)}`);
+    await db.execute(
+      sql`alter table ${sql.identifier(fk.tbl)} add constraint ${sql.identifier(fk.name)} ${sql.raw(fk.def)}`,
+    );
   }
   return names;
 }
@@ -135,7 +148,9 @@ export async function distributeFunctions(db: Db): Promise<string[]> {
       await db.execute(sql`select create_distributed_function(${f.signature})`);
     } else {
       if (current === true) continue;
-      await db.execute(sql`select create_distributed_function(${f.signature}, ${f.clinicArgument}, colocate_with => 'clinics')`);
+      await db.execute(
+        sql`select create_distributed_function(${f.signature}, ${f.clinicArgument}, colocate_with => 'clinics')`,
+      );
     }
     changed.push(f.signature);
   }

@@ -62,7 +62,9 @@ export async function openDatabase(options: DbOptions): Promise<DbHandle> {
       connect_timeout: 1.5,
       backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 0.5),
       idle_timeout: 30,
-      ...(options.onServerStatement ? { debug: (_connection: number, text: string) => options.onServerStatement?.(text) } : {}),
+      ...(options.onServerStatement
+        ? { debug: (_connection: number, text: string) => options.onServerStatement?.(text) }
+        : {}),
     });
     return handleOf(drizzlePostgres({ client, schema, ...loggerOf(options) }), "postgres", options.poolMax ?? 10, {
       close: () => client.end({ timeout: 5 }),
@@ -75,7 +77,10 @@ export async function openDatabase(options: DbOptions): Promise<DbHandle> {
         } catch (error) {
           // A failed script that began a transaction leaves it open and aborted: end it before the
           // connection goes back to the pool.
-          await connection.unsafe("rollback").simple().catch(() => undefined);
+          await connection
+            .unsafe("rollback")
+            .simple()
+            .catch(() => undefined);
           throw error;
         } finally {
           connection.release();
@@ -99,7 +104,12 @@ export async function openDatabase(options: DbOptions): Promise<DbHandle> {
 
 const loggerOf = ({ onQuery }: DbOptions) => (onQuery ? { logger: { logQuery: onQuery } } : {});
 
-function handleOf(db: Db, kind: DbHandle["kind"], poolMax: number, driver: Pick<DbHandle, "close" | "execScript">): DbHandle {
+function handleOf(
+  db: Db,
+  kind: DbHandle["kind"],
+  poolMax: number,
+  driver: Pick<DbHandle, "close" | "execScript">,
+): DbHandle {
   const ping = async () => {
     await db.execute(sql`select 1`);
   };
@@ -124,7 +134,14 @@ function handleOf(db: Db, kind: DbHandle["kind"], poolMax: number, driver: Pick<
  */
 function asParameter(value: unknown): unknown {
   if (value === undefined) return null;
-  if (value === null || value instanceof Date || Array.isArray(value) || Buffer.isBuffer(value) || typeof value !== "object") return value;
+  if (
+    value === null ||
+    value instanceof Date ||
+    Array.isArray(value) ||
+    Buffer.isBuffer(value) ||
+    typeof value !== "object"
+  )
+    return value;
   return JSON.stringify(value);
 }
 
@@ -132,7 +149,11 @@ function asParameter(value: unknown): unknown {
  * Runs one statement written with `$1`, `$2` … placeholders (as libraries write them) in `db`, a
  * database or a transaction, binding `values` as parameters; answers the rows.
  */
-export async function executePositional(db: Db, text: string, values: readonly unknown[]): Promise<Record<string, unknown>[]> {
+export async function executePositional(
+  db: Db,
+  text: string,
+  values: readonly unknown[],
+): Promise<Record<string, unknown>[]> {
   const chunks: SQL[] = [];
   let last = 0;
   for (const match of text.matchAll(/\$(\d+)/g)) {

@@ -6,7 +6,9 @@ export interface PgErrorInfo {
 }
 
 function fieldOf(value: unknown, key: string): unknown {
-  return typeof value === "object" && value !== null && key in value ? (value as Record<string, unknown>)[key] : undefined;
+  return typeof value === "object" && value !== null && key in value
+    ? (value as Record<string, unknown>)[key]
+    : undefined;
 }
 
 /**

@@ -38,7 +38,12 @@ const journalSchema = z.object({
  */
 export async function migrate(
   db: Db,
-  options: { folder?: string; through?: string; onApply?: (tag: string) => void; onDistribute?: (tables: string[]) => void } = {},
+  options: {
+    folder?: string;
+    through?: string;
+    onApply?: (tag: string) => void;
+    onDistribute?: (tables: string[]) => void;
+  } = {},
 ): Promise<string[]> {
   const folder = options.folder ?? migrationsFolder;
   const journal = journalSchema.parse(JSON.parse(await readFile(`${folder}meta/_journal.json`, "utf8")));
@@ -52,7 +57,9 @@ export async function migrate(
       tag text primary key,
       applied_at timestamptz(3) not null default now()
     )`);
-    const done = new Set(rowsOf<{ tag: string }>(await tx.execute(sql`select tag from schema_migrations`)).map((r) => r.tag));
+    const done = new Set(
+      rowsOf<{ tag: string }>(await tx.execute(sql`select tag from schema_migrations`)).map((r) => r.tag),
+    );
     const applied: string[] = [];
     for (const entry of entries) {
       if (done.has(entry.tag)) continue;

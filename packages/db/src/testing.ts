@@ -31,7 +31,12 @@ export async function writePgliteTemplate(path: string, prepare?: (handle: DbHan
 
 async function dumpPglite(handle: DbHandle): Promise<Blob> {
   const client: unknown = (handle.db as unknown as { $client: unknown }).$client;
-  if (typeof client === "object" && client !== null && "dumpDataDir" in client && typeof client.dumpDataDir === "function") {
+  if (
+    typeof client === "object" &&
+    client !== null &&
+    "dumpDataDir" in client &&
+    typeof client.dumpDataDir === "function"
+  ) {
     const dumped: unknown = await (client.dumpDataDir as (c: string) => Promise<unknown>).call(client, "none");
     if (dumped instanceof Blob) return dumped;
   }
@@ -42,7 +47,10 @@ async function dumpPglite(handle: DbHandle): Promise<Blob> {
  * The database a test file works on: the PostgreSQL server when `url` is given (migrated once
  * by the test run's global setup), otherwise a private in-memory PGlite loaded from the template.
  */
-export async function openTestDatabase(options: { url?: string | undefined; templatePath?: string | undefined }): Promise<DbHandle> {
+export async function openTestDatabase(options: {
+  url?: string | undefined;
+  templatePath?: string | undefined;
+}): Promise<DbHandle> {
   if (options.url) return openDatabase({ url: options.url, poolMax: 20 });
   if (options.templatePath) {
     const bytes = await readFile(options.templatePath);
@@ -84,9 +92,17 @@ export async function createScratchDatabase(serverUrl: string | undefined, prefi
   const admin = await openDatabase({ url: serverUrl, poolMax: 1 });
   const nodes: { name: string; port: number }[] = [];
   try {
-    const [citus] = rowsOf<{ on: boolean }>(await admin.db.execute(sql`select exists (select 1 from pg_extension where extname = 'citus') as on`));
+    const [citus] = rowsOf<{ on: boolean }>(
+      await admin.db.execute(sql`select exists (select 1 from pg_extension where extname = 'citus') as on`),
+    );
     if (citus?.on) {
-      nodes.push(...rowsOf<{ name: string; port: number }>(await admin.db.execute(sql`select nodename as name, nodeport as port from pg_dist_node where groupid <> 0 order by nodeport`)));
+      nodes.push(
+        ...rowsOf<{ name: string; port: number }>(
+          await admin.db.execute(
+            sql`select nodename as name, nodeport as port from pg_dist_node where groupid <> 0 order by nodeport`,
+          ),
+        ),
+      );
     }
     await admin.db.execute(sql.raw(`create database ${name}`));
   } finally {
@@ -108,7 +124,9 @@ export async function createScratchDatabase(serverUrl: string | undefined, prefi
     }
     await onNode(urlOf(name), async (h) => {
       await h.db.execute(sql`create extension if not exists citus`);
-      await h.db.execute(sql`select citus_set_coordinator_host(${coordinator.hostname}, ${Number(coordinator.port || 5432)})`);
+      await h.db.execute(
+        sql`select citus_set_coordinator_host(${coordinator.hostname}, ${Number(coordinator.port || 5432)})`,
+      );
       for (const node of nodes) await h.db.execute(sql`select citus_add_node(${node.name}, ${node.port})`);
     });
   }
@@ -117,7 +135,9 @@ export async function createScratchDatabase(serverUrl: string | undefined, prefi
     open: (options = {}) => openDatabase({ url: urlOf(name), poolMax: options.poolMax ?? 4 }),
     drop: async () => {
       for (const node of [...nodes, { name: coordinator.hostname, port: Number(coordinator.port || 5432) }]) {
-        await onNode(urlOf("postgres", node), (h) => h.db.execute(sql.raw(`drop database if exists ${name} with (force)`)));
+        await onNode(urlOf("postgres", node), (h) =>
+          h.db.execute(sql.raw(`drop database if exists ${name} with (force)`)),
+        );
       }
     },
   };

@@ -38,11 +38,17 @@ function tableUses(body: string): { statement: string; table: string; alias: str
     .replace(/--[^\n]*/g, " ")
     .split(";")
     .map((s) => s.replace(/\s+/g, " ").trim());
-  const tenant = new Set(placements().filter((p) => p.kind === "distributed").map((p) => p.table));
+  const tenant = new Set(
+    placements()
+      .filter((p) => p.kind === "distributed")
+      .map((p) => p.table),
+  );
   const uses: { statement: string; table: string; alias: string }[] = [];
   for (const statement of statements) {
     const keyword = "(?:from|where|set|values|on|select|join|left|order|group|returning|limit|for)\\b";
-    for (const match of statement.matchAll(new RegExp(`\\b(?:from|join|into|update)\\s+([a-z_]+)(?:\\s+(?:as\\s+)?(?!${keyword})([a-z_]+))?`, "gi"))) {
+    for (const match of statement.matchAll(
+      new RegExp(`\\b(?:from|join|into|update)\\s+([a-z_]+)(?:\\s+(?:as\\s+)?(?!${keyword})([a-z_]+))?`, "gi"),
+    )) {
       const table = (match[1] ?? "").toLowerCase();
       if (!tenant.has(table)) continue;
       const alias = (match[2] ?? table).toLowerCase();
@@ -54,7 +60,9 @@ function tableUses(body: string): { statement: string; table: string; alias: str
 
 describe("the hot paths' database functions", () => {
   it("are exactly the functions migrate() distributes on Citus", async () => {
-    const installed = (await clinicFunctions()).map((f) => f.signature.replaceAll("timestampwithtimezone", "timestamptz"));
+    const installed = (await clinicFunctions()).map((f) =>
+      f.signature.replaceAll("timestampwithtimezone", "timestamptz"),
+    );
     expect(installed).toEqual(distributedFunctions.map((f) => f.signature).sort());
   });
 
@@ -69,7 +77,10 @@ describe("the hot paths' database functions", () => {
         const scoped =
           new RegExp(`\\b(${use.alias}\\.)?${column}\\s*=\\s*p_clinic_id\\b`, "i").test(use.statement) ||
           // An insert names it as its first value.
-          new RegExp(`\\binsert into ${use.table}\\b[^(]*\\(\\s*clinic_id\\b[^)]*\\)\\s*values\\s*\\(\\s*p_clinic_id\\b`, "i").test(use.statement);
+          new RegExp(
+            `\\binsert into ${use.table}\\b[^(]*\\(\\s*clinic_id\\b[^)]*\\)\\s*values\\s*\\(\\s*p_clinic_id\\b`,
+            "i",
+          ).test(use.statement);
         if (!scoped) unscoped.push(`${f.signature}: ${use.table} in "${use.statement.slice(0, 160)}"`);
       }
     }
@@ -81,6 +92,8 @@ describe("the hot paths' database functions", () => {
   it("would notice a statement that does not (the check itself)", () => {
     expect(tableUses("select count(*) from appointments a where a.status = 'booked'")).toHaveLength(1);
     const [use] = tableUses("select count(*) into v from appointments a where a.status = 'booked'");
-    expect(use && new RegExp(`\\b(${use.alias}\\.)?clinic_id\\s*=\\s*p_clinic_id\\b`, "i").test(use.statement)).toBe(false);
+    expect(use && new RegExp(`\\b(${use.alias}\\.)?clinic_id\\s*=\\s*p_clinic_id\\b`, "i").test(use.statement)).toBe(
+      false,
+    );
   });
 });

@@ -15,12 +15,16 @@ describe.skipIf(!databaseUrl)("migrations under concurrent starts (PostgreSQL)",
       const handles = await Promise.all([1, 2, 3].map(() => scratch.open({ poolMax: 1 })));
       try {
         const applied = await Promise.all(handles.map((h) => migrate(h.db)));
-        const journal = JSON.parse(await readFile(`${migrationsFolder}meta/_journal.json`, "utf8")) as { entries: { tag: string }[] };
+        const journal = JSON.parse(await readFile(`${migrationsFolder}meta/_journal.json`, "utf8")) as {
+          entries: { tag: string }[];
+        };
         const all = journal.entries.map((e) => e.tag);
         expect(applied.flat().sort()).toEqual([...all].sort());
         const first = handles[0];
         if (!first) throw new Error("no handle");
-        const rows = rowsOf<{ tag: string }>(await first.db.execute(sql`select tag from schema_migrations order by tag`));
+        const rows = rowsOf<{ tag: string }>(
+          await first.db.execute(sql`select tag from schema_migrations order by tag`),
+        );
         expect(rows.map((r) => r.tag)).toEqual([...all].sort());
       } finally {
         await Promise.all(handles.map((h) => h.close()));

@@ -2,7 +2,19 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { sql } from "drizzle-orm";
 import type { DbHandle } from "../src/index.ts";
 import { getTableConfig } from "drizzle-orm/pg-core";
-import { clinicMembers, clinics, migrate, pgErrorInfo, placements, rowsOf, schemaTables, users, workHours, appointments, services } from "../src/index.ts";
+import {
+  clinicMembers,
+  clinics,
+  migrate,
+  pgErrorInfo,
+  placements,
+  rowsOf,
+  schemaTables,
+  users,
+  workHours,
+  appointments,
+  services,
+} from "../src/index.ts";
 import { openTestDatabase } from "../src/testing.ts";
 
 let handle: DbHandle;
@@ -24,9 +36,14 @@ async function errorOf(promise: Promise<unknown>): Promise<unknown> {
 
 async function clinicWithProvider() {
   const [clinic] = await handle.db.insert(clinics).values({ name: "Schema test" }).returning();
-  const [user] = await handle.db.insert(users).values({ email: `${crypto.randomUUID()}@test.example` }).returning();
+  const [user] = await handle.db
+    .insert(users)
+    .values({ email: `${crypto.randomUUID()}@test.example` })
+    .returning();
   if (!clinic || !user) throw new Error("insert returned nothing");
-  await handle.db.insert(clinicMembers).values({ clinicId: clinic.id, userId: user.id, fullName: "P", email: "p@test.example", isProvider: true });
+  await handle.db
+    .insert(clinicMembers)
+    .values({ clinicId: clinic.id, userId: user.id, fullName: "P", email: "p@test.example", isProvider: true });
   return { clinicId: clinic.id, userId: user.id };
 }
 
@@ -38,7 +55,11 @@ describe("schema", () => {
     const stamps = await handle.db.transaction(async (tx) => {
       const seen: Date[] = [];
       for (const name of ["A", "B", "C"]) {
-        const [row] = await tx.update(clinics).set({ name }).where(sql`${clinics.id} = ${clinic.id}`).returning();
+        const [row] = await tx
+          .update(clinics)
+          .set({ name })
+          .where(sql`${clinics.id} = ${clinic.id}`)
+          .returning();
         if (row) seen.push(row.updatedAt);
       }
       const [{ now } = { now: "" }] = rowsOf<{ now: string }>(await tx.execute(sql`select now()::text as now`));
@@ -54,7 +75,9 @@ describe("schema", () => {
   it("names no constraint with a trailing _<digits>, which on Citus is a shard id (pgErrorInfo strips it)", async () => {
     const names = schemaTables().map((table) => getTableConfig(table).name);
     const rows = rowsOf<{ name: string }>(
-      await handle.db.execute(sql`select conname as name from pg_constraint where conrelid::regclass::text in ${names}`),
+      await handle.db.execute(
+        sql`select conname as name from pg_constraint where conrelid::regclass::text in ${names}`,
+      ),
     );
     expect(rows.length).toBeGreaterThan(50);
     expect(rows.filter((r) => /_\d+$/.test(r.name))).toEqual([]);
@@ -66,7 +89,8 @@ describe("schema", () => {
     expect(byTable.get("clinics")).toMatchObject({ kind: "distributed", column: "id" });
     for (const table of schemaTables()) {
       const { name, columns } = getTableConfig(table);
-      if (columns.some((c) => c.name === "clinic_id")) expect(byTable.get(name)).toMatchObject({ column: "clinic_id", colocateWith: "clinics" });
+      if (columns.some((c) => c.name === "clinic_id"))
+        expect(byTable.get(name)).toMatchObject({ column: "clinic_id", colocateWith: "clinics" });
     }
     expect(placements()[0]?.table).toBe("users");
     expect(placements()[1]?.table).toBe("clinics");
@@ -81,7 +105,9 @@ describe("schema", () => {
     await handle.db.insert(workHours).values({ clinicId, scope: "clinic", weekday: 1, opensMin: 540, closesMin: 720 });
     await handle.db.insert(workHours).values({ clinicId, scope: "clinic", weekday: 1, opensMin: 720, closesMin: 780 });
     // Same times for the provider scope do not collide with the clinic's.
-    await handle.db.insert(workHours).values({ clinicId, scope: "provider", providerId: userId, weekday: 1, opensMin: 540, closesMin: 720 });
+    await handle.db
+      .insert(workHours)
+      .values({ clinicId, scope: "provider", providerId: userId, weekday: 1, opensMin: 540, closesMin: 720 });
     const error = await errorOf(
       handle.db.insert(workHours).values({ clinicId, scope: "clinic", weekday: 1, opensMin: 660, closesMin: 700 }),
     );
@@ -102,7 +128,10 @@ describe("schema", () => {
 
   it("refuses two booked appointments of one provider whose occupied ranges overlap, but not after a cancel", async () => {
     const { clinicId, userId } = await clinicWithProvider();
-    const [service] = await handle.db.insert(services).values({ clinicId, name: "S", durationMin: 30, providerId: userId }).returning();
+    const [service] = await handle.db
+      .insert(services)
+      .values({ clinicId, name: "S", durationMin: 30, providerId: userId })
+      .returning();
     if (!service) throw new Error("no service");
     const appointment = (start: string, end: string, before = 0, after = 0) => {
       const startsAt = new Date(start);
@@ -120,18 +149,31 @@ describe("schema", () => {
         occupiedEnd: new Date(endsAt.getTime() + after * 60_000),
       };
     };
-    const [first] = await handle.db.insert(appointments).values(appointment("2030-01-07T09:00:00Z", "2030-01-07T09:30:00Z", 0, 10)).returning();
-    const overlap = await errorOf(handle.db.insert(appointments).values(appointment("2030-01-07T09:15:00Z", "2030-01-07T09:45:00Z")));
+    const [first] = await handle.db
+      .insert(appointments)
+      .values(appointment("2030-01-07T09:00:00Z", "2030-01-07T09:30:00Z", 0, 10))
+      .returning();
+    const overlap = await errorOf(
+      handle.db.insert(appointments).values(appointment("2030-01-07T09:15:00Z", "2030-01-07T09:45:00Z")),
+    );
     expect(pgErrorInfo(overlap)).toEqual({ code: "23P01", constraint: "appointments_no_double_booking" });
     // 09:30 does not overlap 09:00-09:30, but the first one's 10 minutes after do.
-    const buffers = await errorOf(handle.db.insert(appointments).values(appointment("2030-01-07T09:30:00Z", "2030-01-07T10:00:00Z")));
+    const buffers = await errorOf(
+      handle.db.insert(appointments).values(appointment("2030-01-07T09:30:00Z", "2030-01-07T10:00:00Z")),
+    );
     expect(pgErrorInfo(buffers)).toEqual({ code: "23P01", constraint: "appointments_no_double_booking" });
     await handle.db.insert(appointments).values(appointment("2030-01-07T09:40:00Z", "2030-01-07T10:00:00Z"));
     // The occupied range must match the buffers.
-    const inconsistent = await errorOf(handle.db.insert(appointments).values({ ...appointment("2030-01-08T09:00:00Z", "2030-01-08T09:30:00Z"), bufferBeforeMin: 5 }));
+    const inconsistent = await errorOf(
+      handle.db
+        .insert(appointments)
+        .values({ ...appointment("2030-01-08T09:00:00Z", "2030-01-08T09:30:00Z"), bufferBeforeMin: 5 }),
+    );
     expect(pgErrorInfo(inconsistent)?.constraint).toBe("appointments_occupied_consistent");
     if (!first) throw new Error("no appointment");
-    await handle.db.execute(sql`update appointments set status = 'canceled', canceled_at = now() where id = ${first.id}`);
+    await handle.db.execute(
+      sql`update appointments set status = 'canceled', canceled_at = now() where id = ${first.id}`,
+    );
     await handle.db.insert(appointments).values(appointment("2030-01-07T09:00:00Z", "2030-01-07T09:30:00Z"));
   });
 
@@ -148,7 +190,11 @@ describe("schema", () => {
     const [clinic] = await handle.db.insert(clinics).values({ name: "ms" }).returning();
     if (!clinic) throw new Error("no clinic");
     const at = new Date("2026-11-22T08:15:30.123Z");
-    const [updated] = await handle.db.update(clinics).set({ updatedAt: at }).where(sql`id = ${clinic.id}`).returning();
+    const [updated] = await handle.db
+      .update(clinics)
+      .set({ updatedAt: at })
+      .where(sql`id = ${clinic.id}`)
+      .returning();
     expect(updated?.updatedAt.toISOString()).toBe("2026-11-22T08:15:30.123Z");
   });
 });

@@ -7,7 +7,16 @@ import { createScratchDatabase, type ScratchDatabase } from "../src/testing.ts";
 // to the tenant keys of scale-out (0007_tenant_keys) and, on Citus, distributed: every row is
 // still there, with its id, under the new keys.
 const v1 = "0002_constraints";
-const tenantTables = ["clinic_members", "services", "work_hours", "closures", "appointments", "audit_log", "idempotency_keys", "availability_versions"];
+const tenantTables = [
+  "clinic_members",
+  "services",
+  "work_hours",
+  "closures",
+  "appointments",
+  "audit_log",
+  "idempotency_keys",
+  "availability_versions",
+];
 
 let scratch: ScratchDatabase;
 let handle: DbHandle;
@@ -28,14 +37,26 @@ const count = async (table: string) => {
 
 /** Two clinics of v1 data, written with v1's columns only. */
 async function seedV1() {
-  const ids = { a: crypto.randomUUID(), b: crypto.randomUUID(), provider: crypto.randomUUID(), staff: crypto.randomUUID() };
-  await run(`insert into users (id, email) values ('${ids.provider}', 'provider@v1.test'), ('${ids.staff}', 'staff@v1.test')`);
-  for (const [clinic, name] of [[ids.a, "A"], [ids.b, "B"]] as const) {
+  const ids = {
+    a: crypto.randomUUID(),
+    b: crypto.randomUUID(),
+    provider: crypto.randomUUID(),
+    staff: crypto.randomUUID(),
+  };
+  await run(
+    `insert into users (id, email) values ('${ids.provider}', 'provider@v1.test'), ('${ids.staff}', 'staff@v1.test')`,
+  );
+  for (const [clinic, name] of [
+    [ids.a, "A"],
+    [ids.b, "B"],
+  ] as const) {
     await run(`insert into clinics (id, name, timezone) values ('${clinic}', 'Clinic ${name}', 'Europe/Berlin')`);
     await run(`insert into clinic_members (clinic_id, user_id, full_name, clinic_role, is_provider, status) values
       ('${clinic}', '${ids.provider}', 'Pat Provider', 'STAFF', true, 'approved'),
       ('${clinic}', '${ids.staff}', 'Sam Staff', 'CLINIC_ADMIN', false, 'approved')`);
-    await run(`insert into services (clinic_id, name, duration_min, provider_id) values ('${clinic}', 'Check-up', 30, '${ids.provider}'), ('${clinic}', 'Any', 20, null)`);
+    await run(
+      `insert into services (clinic_id, name, duration_min, provider_id) values ('${clinic}', 'Check-up', 30, '${ids.provider}'), ('${clinic}', 'Any', 20, null)`,
+    );
     await run(`insert into work_hours (clinic_id, scope, provider_id, weekday, opens_min, closes_min) values
       ('${clinic}', 'clinic', null, 1, 540, 1020), ('${clinic}', 'provider', '${ids.provider}', 1, 540, 720)`);
     await run(`insert into closures (clinic_id, scope, provider_id, starts_at, ends_at, reason) values
@@ -46,7 +67,9 @@ async function seedV1() {
       select '${clinic}'::uuid, s.id, '${ids.provider}'::uuid, timestamptz '2027-01-11 10:00+00', timestamptz '2027-01-11 10:30+00', 'canceled', 'Kim', now() from services s where s.clinic_id = '${clinic}' and s.name = 'Check-up'`);
     await run(`insert into audit_log (clinic_id, action, resource_type, resource_id, user_email, details)
       select '${clinic}', 'SERVICE_CREATED', 'service', id, 'staff@v1.test', '{}'::jsonb from services where clinic_id = '${clinic}'`);
-    await run(`insert into idempotency_keys (clinic_id, user_id, key, request_hash, status_code, response) values ('${clinic}', '${ids.staff}', 'k1', 'h', 201, '{}'::jsonb)`);
+    await run(
+      `insert into idempotency_keys (clinic_id, user_id, key, request_hash, status_code, response) values ('${clinic}', '${ids.staff}', 'k1', 'h', 201, '{}'::jsonb)`,
+    );
     await run(`insert into availability_versions (clinic_id, scope_id, version) values ('${clinic}', '${clinic}', 3)`);
   }
   return ids;
@@ -60,7 +83,10 @@ describe("upgrading a v1 database in place", () => {
     const idsBefore = new Map<string, string[]>();
     for (const table of [...tenantTables, "clinics", "users"]) before.set(table, await count(table));
     for (const table of ["clinic_members", "services", "work_hours", "closures", "appointments", "audit_log"]) {
-      idsBefore.set(table, rowsOf<{ id: string }>(await run(`select id from ${table} order by id`)).map((r) => r.id));
+      idsBefore.set(
+        table,
+        rowsOf<{ id: string }>(await run(`select id from ${table} order by id`)).map((r) => r.id),
+      );
     }
 
     const applied = await migrate(handle.db);
@@ -69,7 +95,11 @@ describe("upgrading a v1 database in place", () => {
     for (const [table, n] of before) expect({ table, n: await count(table) }).toEqual({ table, n });
     for (const [table, list] of idsBefore) {
       expect(rowsOf<{ id: string }>(await run(`select id from ${table} order by id`)).map((r) => r.id)).toEqual(list);
-      const [pk] = rowsOf<{ def: string }>(await run(`select pg_get_constraintdef(oid) as def from pg_constraint where conrelid = '${table}'::regclass and contype = 'p'`));
+      const [pk] = rowsOf<{ def: string }>(
+        await run(
+          `select pg_get_constraintdef(oid) as def from pg_constraint where conrelid = '${table}'::regclass and contype = 'p'`,
+        ),
+      );
       expect({ table, pk: pk?.def }).toEqual({ table, pk: "PRIMARY KEY (clinic_id, id)" });
     }
     // Upgraded data keeps its meaning: joins across the re-keyed tables still find the rows, and
@@ -92,7 +122,9 @@ describe("upgrading a v1 database in place", () => {
 
     if (await hasCitus(handle.db)) {
       const placed = rowsOf<{ name: string; kind: string; column: string }>(
-        await run(`select table_name::text as name, citus_table_type as kind, distribution_column as column from citus_tables order by 1`),
+        await run(
+          `select table_name::text as name, citus_table_type as kind, distribution_column as column from citus_tables order by 1`,
+        ),
       );
       const byName = new Map(placed.map((p) => [p.name, p]));
       expect(byName.get("users")?.kind).toBe("reference");

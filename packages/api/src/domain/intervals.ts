@@ -27,7 +27,8 @@ export function normalize(list: readonly Interval[]): Interval[] {
   let sorted = true;
   for (const interval of list) {
     if (!(interval.end > interval.start)) continue;
-    if (k > 0 && (interval.start < (starts[k - 1] ?? -Infinity) || interval.end < (ends[k - 1] ?? -Infinity))) sorted = false;
+    if (k > 0 && (interval.start < (starts[k - 1] ?? -Infinity) || interval.end < (ends[k - 1] ?? -Infinity)))
+      sorted = false;
     starts[k] = interval.start;
     ends[k] = interval.end;
     k++;

@@ -17,7 +17,9 @@ export type ProviderAction = (typeof providerActions)[number];
  * Every legal transition, and nothing else. `remove` (P7, DELETE) is legal from any status:
  * a provider leaves the list from any state (see the lifecycle table in the doc above).
  */
-export const providerTransitions: Readonly<Record<ProviderAction, Readonly<Partial<Record<ProviderStatus, ProviderState>>>>> = {
+export const providerTransitions: Readonly<
+  Record<ProviderAction, Readonly<Partial<Record<ProviderStatus, ProviderState>>>>
+> = {
   approve: { pending: "approved" },
   reject: { pending: "removed" },
   suspend: { approved: "suspended" },

@@ -1,5 +1,15 @@
 import { type Interval, intersect, normalize } from "./intervals.ts";
-import { type ZonedDay, addDays, dayInstant, dayLocalMinute, formatLocal, formatTimeOfDay, localDateOf, zonedDay, zonedDays } from "./timezone.ts";
+import {
+  type ZonedDay,
+  addDays,
+  dayInstant,
+  dayLocalMinute,
+  formatLocal,
+  formatTimeOfDay,
+  localDateOf,
+  zonedDay,
+  zonedDays,
+} from "./timezone.ts";
 
 /**
  * The slot engine (docs/availability.md#how-a-slot-is-computed), pure: no I/O, the clock passed
@@ -124,7 +134,10 @@ function dayWindows(periods: readonly DayPeriod[]): Interval[] {
  * A provider's bookable windows per weekday (index 1 … 7), in minutes of day: their hours
  * intersected with the clinic's. The same every week, so it is computed once per query.
  */
-export function effectiveWindows(clinicHours: readonly WeeklyPeriod[], providerHours: readonly WeeklyPeriod[]): Interval[][] {
+export function effectiveWindows(
+  clinicHours: readonly WeeklyPeriod[],
+  providerHours: readonly WeeklyPeriod[],
+): Interval[][] {
   return intersectWeeks(weeklyWindows(clinicHours), weeklyWindows(providerHours));
 }
 
@@ -132,7 +145,8 @@ function intersectWeeks(clinic: readonly Interval[][], provider: readonly Interv
   return clinic.map((c, weekday) => intersect(c, provider[weekday] ?? []));
 }
 
-const overridesByDate = (overrides: readonly DateOverride[] | undefined) => new Map((overrides ?? []).map((o) => [o.date, dayWindows(o.periods)]));
+const overridesByDate = (overrides: readonly DateOverride[] | undefined) =>
+  new Map((overrides ?? []).map((o) => [o.date, dayWindows(o.periods)]));
 
 /** The rules of a query with their defaults, as the engine uses them. */
 interface Resolved {
@@ -149,9 +163,11 @@ interface Resolved {
 
 function resolveRules(q: Pick<SlotQuery, keyof SlotRules | "nowMs" | "timeZone">): Resolved {
   const duration = q.durationMin;
-  if (!Number.isInteger(duration) || duration <= 0) throw new RangeError(`durationMin must be a positive whole number: ${duration}`);
+  if (!Number.isInteger(duration) || duration <= 0)
+    throw new RangeError(`durationMin must be a positive whole number: ${duration}`);
   const stepMin = q.stepMin ?? duration;
-  if (!Number.isInteger(stepMin) || stepMin <= 0) throw new RangeError(`stepMin must be a positive whole number: ${stepMin}`);
+  if (!Number.isInteger(stepMin) || stepMin <= 0)
+    throw new RangeError(`stepMin must be a positive whole number: ${stepMin}`);
   const noticeMs = (q.noticeMin ?? 0) * MINUTE;
   return {
     durationMs: duration * MINUTE,
@@ -192,8 +208,17 @@ interface Plan {
   validFrom: number;
 }
 
-function planOf(provider: ProviderSchedule, clinic: readonly Interval[][], closures: readonly Interval[], rules: Resolved): Plan {
-  const blocked = [...(provider.closures ?? []), ...closures, ...(provider.bookings ?? []).map((b) => blockedBy(b, rules))];
+function planOf(
+  provider: ProviderSchedule,
+  clinic: readonly Interval[][],
+  closures: readonly Interval[],
+  rules: Resolved,
+): Plan {
+  const blocked = [
+    ...(provider.closures ?? []),
+    ...closures,
+    ...(provider.bookings ?? []).map((b) => blockedBy(b, rules)),
+  ];
   const ownWeekly = weeklyWindows(provider.hours);
   return {
     id: provider.providerId,
@@ -207,7 +232,13 @@ function planOf(provider: ProviderSchedule, clinic: readonly Interval[][], closu
 }
 
 /** The windows (minutes) of a plan on one date: overrides of either owner replace weekly periods. */
-function windowsOn(plan: Plan, date: string, weekday: number, clinicOverride: Interval[] | undefined, clinic: readonly Interval[][]): Interval[] {
+function windowsOn(
+  plan: Plan,
+  date: string,
+  weekday: number,
+  clinicOverride: Interval[] | undefined,
+  clinic: readonly Interval[][],
+): Interval[] {
   const own = plan.overrides.get(date);
   if (!own && !clinicOverride) return plan.windows[weekday] ?? [];
   return intersect(clinicOverride ?? clinic[weekday] ?? [], own ?? plan.ownWeekly[weekday] ?? []);
@@ -265,7 +296,8 @@ function sortAndMerge(out: Slot[], from: number): void {
   const day = out.splice(from).sort((a, b) => a.start - b.start || a.end - b.end);
   for (const slot of day) {
     const last = out.length > from ? out[out.length - 1] : undefined;
-    if (last && last.start === slot.start && last.end === slot.end) last.providerIds = sortedUnique([...last.providerIds, ...slot.providerIds]);
+    if (last && last.start === slot.start && last.end === slot.end)
+      last.providerIds = sortedUnique([...last.providerIds, ...slot.providerIds]);
     else out.push(slot);
   }
 }
@@ -380,7 +412,12 @@ export function computeSlots(q: SlotQuery): Slot[] {
  * `computeSlots` with the rules (a property test holds it), so a cache can store answers that do
  * not age.
  */
-export function offeredAt(slots: readonly Slot[], rules: Pick<SlotRules, "noticeMin" | "horizonDays">, nowMs: number, timeZone: string): Slot[] {
+export function offeredAt(
+  slots: readonly Slot[],
+  rules: Pick<SlotRules, "noticeMin" | "horizonDays">,
+  nowMs: number,
+  timeZone: string,
+): Slot[] {
   const { from, to } = offeredRange(slots, rules, nowMs, timeZone);
   return slots.slice(from, to);
 }
@@ -390,7 +427,12 @@ export function offeredAt(slots: readonly Slot[], rules: Pick<SlotRules, "notice
  * start, the notice cuts a prefix and the horizon (a local date, which never decreases with the
  * start) a suffix. Two binary searches, so a cached answer is cut without looking at every slot.
  */
-export function offeredRange(slots: readonly Slot[], rules: Pick<SlotRules, "noticeMin" | "horizonDays">, nowMs: number, timeZone: string): { from: number; to: number } {
+export function offeredRange(
+  slots: readonly Slot[],
+  rules: Pick<SlotRules, "noticeMin" | "horizonDays">,
+  nowMs: number,
+  timeZone: string,
+): { from: number; to: number } {
   const { minStart, lastDate } = resolveRules({ durationMin: 1, ...rules, nowMs, timeZone });
   const firstWhere = (beyond: (slot: Slot) => boolean) => {
     let low = 0;
@@ -445,8 +487,10 @@ export interface StartExplanation {
   providers: { providerId: string; reasons: Reason[] }[];
 }
 
-const overlapping = <T extends Interval>(list: readonly T[], slot: Interval): T[] => list.filter((i) => i.start < slot.end && slot.start < i.end);
-const containedIn = (windows: readonly Interval[], slot: Interval) => windows.find((w) => w.start <= slot.start && slot.end <= w.end);
+const overlapping = <T extends Interval>(list: readonly T[], slot: Interval): T[] =>
+  list.filter((i) => i.start < slot.end && slot.start < i.end);
+const containedIn = (windows: readonly Interval[], slot: Interval) =>
+  windows.find((w) => w.start <= slot.start && slot.end <= w.end);
 
 /**
  * Every rule that removes the slot starting at `startMs` for each provider of the query (approved
@@ -458,7 +502,8 @@ export function explainStart(q: SlotQuery, startMs: number): StartExplanation {
   const slot = { start: startMs, end: startMs + rules.durationMs };
   const date = localDateOf(startMs, q.timeZone);
   const day = zonedDay(date, q.timeZone);
-  const toInstants = (minutes: readonly Interval[]) => minutes.map((w) => ({ start: dayInstant(day, w.start), end: dayInstant(day, w.end) }));
+  const toInstants = (minutes: readonly Interval[]) =>
+    minutes.map((w) => ({ start: dayInstant(day, w.start), end: dayInstant(day, w.end) }));
   const clinic = weeklyWindows(q.clinicHours);
   const clinicOverride = overridesByDate(q.clinicOverrides).get(date);
   const clinicMinutes = clinicOverride ?? clinic[day.weekday] ?? [];
@@ -480,23 +525,29 @@ export function explainStart(q: SlotQuery, startMs: number): StartExplanation {
       const ownOverride = plan.overrides.get(date);
       const providerMinutes = ownOverride ?? plan.ownWeekly[day.weekday] ?? [];
       if (!containedIn(clinicWindows, slot)) reasons.push({ code: "CLINIC_HOURS", windows: clinicMinutes });
-      if (!containedIn(toInstants(providerMinutes), slot)) reasons.push({ code: "PROVIDER_HOURS", windows: providerMinutes });
-      const effective = toInstants(windowsOn(plan, date, day.weekday, clinicOverride, clinic)).filter((w) => w.start <= slot.start && slot.end <= w.end);
+      if (!containedIn(toInstants(providerMinutes), slot))
+        reasons.push({ code: "PROVIDER_HOURS", windows: providerMinutes });
+      const effective = toInstants(windowsOn(plan, date, day.weekday, clinicOverride, clinic)).filter(
+        (w) => w.start <= slot.start && slot.end <= w.end,
+      );
       const [holding] = effective;
       if (holding && !effective.some((w) => (slot.start - w.start) % rules.stepMs === 0)) {
         const before = holding.start + Math.floor((slot.start - holding.start) / rules.stepMs) * rules.stepMs;
         reasons.push({ code: "OFF_GRID", nearest: { before, after: before + rules.stepMs } });
       }
       for (const interval of clinicClosures) reasons.push({ code: "CLINIC_CLOSURE", interval });
-      for (const interval of overlapping(provider.closures ?? [], slot)) reasons.push({ code: "PROVIDER_CLOSURE", interval });
+      for (const interval of overlapping(provider.closures ?? [], slot))
+        reasons.push({ code: "PROVIDER_CLOSURE", interval });
       const bookings = [...(provider.bookings ?? [])].sort((a, b) => a.start - b.start);
       for (const booking of bookings) {
-        if (booking.start < slot.end && slot.start < booking.end) reasons.push({ code: "BOOKED", interval: { start: booking.start, end: booking.end }, bookingId: booking.id });
+        if (booking.start < slot.end && slot.start < booking.end)
+          reasons.push({ code: "BOOKED", interval: { start: booking.start, end: booking.end }, bookingId: booking.id });
       }
       for (const booking of bookings) {
         const direct = booking.start < slot.end && slot.start < booking.end;
         const blocked = blockedBy(booking, rules);
-        if (!direct && blocked.start < slot.end && slot.start < blocked.end) reasons.push({ code: "BUFFER", interval: { start: booking.start, end: booking.end }, bookingId: booking.id });
+        if (!direct && blocked.start < slot.end && slot.start < blocked.end)
+          reasons.push({ code: "BUFFER", interval: { start: booking.start, end: booking.end }, bookingId: booking.id });
       }
       return { providerId: provider.providerId, reasons };
     }),

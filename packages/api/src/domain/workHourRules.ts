@@ -20,7 +20,10 @@ export function overlapMessage(period: Period, existing: Period): string {
 }
 
 /** A patch of opening and/or closing time applied to the stored period. */
-export function applyPatch(stored: Period, patch: { opensMin?: number | undefined; closesMin?: number | undefined }): Period {
+export function applyPatch(
+  stored: Period,
+  patch: { opensMin?: number | undefined; closesMin?: number | undefined },
+): Period {
   return { opensMin: patch.opensMin ?? stored.opensMin, closesMin: patch.closesMin ?? stored.closesMin };
 }
 

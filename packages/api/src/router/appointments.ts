@@ -2,11 +2,17 @@ import type { TRPCRouterRecord } from "@trpc/server";
 import { z } from "zod";
 import { appointmentStatuses } from "@clinic/db";
 import { mayHandleAnyAppointment } from "../modules/access/index.ts";
-import { appointmentOutput, cancelAppointment, getAppointment, listAppointments, rescheduleAppointment } from "../modules/booking/index.ts";
+import {
+  appointmentOutput,
+  cancelAppointment,
+  getAppointment,
+  listAppointments,
+  rescheduleAppointment,
+} from "../modules/booking/index.ts";
 import { nextCursorOutput, pageInput } from "../pagination.ts";
 import { instantInput, uuid } from "../schemas/wire.ts";
 import { bookingErrors, bookingTarget, idempotencyKey, patientInput } from "../schemas/booking.ts";
-import { bookingWriteProcedure, clinicProcedure , bookingWritesOf } from "../trpc.ts";
+import { bookingWriteProcedure, clinicProcedure, bookingWritesOf } from "../trpc.ts";
 import { bookFor } from "./shared/booking.ts";
 
 export const appointmentsRouter = {
@@ -23,12 +29,18 @@ export const appointmentsRouter = {
         errors: [...bookingErrors, "RATE_LIMITED"],
       },
     })
-    .input(z.strictObject({ clinic_id: uuid, ...bookingTarget, patient: patientInput, patient_user_id: uuid.optional() }))
+    .input(
+      z.strictObject({ clinic_id: uuid, ...bookingTarget, patient: patientInput, patient_user_id: uuid.optional() }),
+    )
     .output(appointmentOutput)
-    .mutation(({ ctx, input }) => bookFor(ctx, input, { patient: input.patient, patientUserId: input.patient_user_id })),
+    .mutation(({ ctx, input }) =>
+      bookFor(ctx, input, { patient: input.patient, patientUserId: input.patient_user_id }),
+    ),
 
   list: clinicProcedure("STAFF")
-    .meta({ rest: { method: "GET", path: "/v1/appointments", summary: "List appointments by start", tags: ["appointments"] } })
+    .meta({
+      rest: { method: "GET", path: "/v1/appointments", summary: "List appointments by start", tags: ["appointments"] },
+    })
     .input(
       z.object({
         clinic_id: uuid,
@@ -55,7 +67,9 @@ export const appointmentsRouter = {
     ),
 
   get: clinicProcedure("STAFF")
-    .meta({ rest: { method: "GET", path: "/v1/appointments/:id", summary: "Read an appointment", tags: ["appointments"] } })
+    .meta({
+      rest: { method: "GET", path: "/v1/appointments/:id", summary: "Read an appointment", tags: ["appointments"] },
+    })
     .input(z.object({ clinic_id: uuid, id: uuid }))
     .output(appointmentOutput)
     .query(({ ctx, input }) => getAppointment(ctx.db, ctx.clinic.id, input.id)),
@@ -72,7 +86,12 @@ export const appointmentsRouter = {
     })
     .input(z.strictObject({ clinic_id: uuid, id: uuid }))
     .output(appointmentOutput)
-    .mutation(({ ctx, input }) => cancelAppointment(ctx.db, ctx.clinic.id, input.id, { userId: ctx.user.id, may: mayHandleAnyAppointment(ctx) ? "any" : "booked-by-me" })),
+    .mutation(({ ctx, input }) =>
+      cancelAppointment(ctx.db, ctx.clinic.id, input.id, {
+        userId: ctx.user.id,
+        may: mayHandleAnyAppointment(ctx) ? "any" : "booked-by-me",
+      }),
+    ),
 
   reschedule: clinicProcedure("MEMBER", bookingWriteProcedure)
     .meta({
@@ -81,12 +100,21 @@ export const appointmentsRouter = {
         path: "/v1/appointments/:id/reschedule",
         query: ["clinic_id"],
         headers: { "idempotency-key": "idempotency_key" },
-        summary: "Move a booked appointment to another slot (same provider unless provider_id names another); the old time is freed",
+        summary:
+          "Move a booked appointment to another slot (same provider unless provider_id names another); the old time is freed",
         tags: ["appointments"],
         errors: [...bookingErrors, "INVALID_TRANSITION", "RATE_LIMITED"],
       },
     })
-    .input(z.strictObject({ clinic_id: uuid, id: uuid, start: instantInput, provider_id: uuid.optional(), idempotency_key: idempotencyKey }))
+    .input(
+      z.strictObject({
+        clinic_id: uuid,
+        id: uuid,
+        start: instantInput,
+        provider_id: uuid.optional(),
+        idempotency_key: idempotencyKey,
+      }),
+    )
     .output(appointmentOutput)
     .mutation(async ({ ctx, input }) => {
       const { appointment } = await rescheduleAppointment(

@@ -16,7 +16,15 @@ const settings = {
 
 export const clinicsRouter = {
   create: protectedProcedure
-    .meta({ rest: { method: "POST", path: "/v1/clinics", status: 201, summary: "Create a clinic (global ADMIN)", tags: ["clinics"] } })
+    .meta({
+      rest: {
+        method: "POST",
+        path: "/v1/clinics",
+        status: 201,
+        summary: "Create a clinic (global ADMIN)",
+        tags: ["clinics"],
+      },
+    })
     .input(z.strictObject({ name: clinicName, timezone: timeZone.default("UTC"), ...settings }))
     .output(clinicOutput)
     .mutation(({ ctx, input }) => {
@@ -25,7 +33,14 @@ export const clinicsRouter = {
     }),
 
   list: protectedProcedure
-    .meta({ rest: { method: "GET", path: "/v1/clinics", summary: "List clinics (ADMIN: all; others: their own)", tags: ["clinics"] } })
+    .meta({
+      rest: {
+        method: "GET",
+        path: "/v1/clinics",
+        summary: "List clinics (ADMIN: all; others: their own)",
+        tags: ["clinics"],
+      },
+    })
     .input(z.object({ ...pageInput }))
     .output(z.object({ clinics: z.array(clinicOutput), next_cursor: nextCursorOutput }))
     .query(({ ctx, input }) => listClinics(ctx.db, ctx.user, input)),
@@ -37,7 +52,14 @@ export const clinicsRouter = {
     .query(({ ctx }) => getClinic(ctx.db, ctx.clinic.id)),
 
   update: clinicProcedure("CLINIC_ADMIN")
-    .meta({ rest: { method: "PATCH", path: "/v1/clinics/:clinic_id", summary: "Update a clinic's name, time zone or patient self-service settings", tags: ["clinics"] } })
+    .meta({
+      rest: {
+        method: "PATCH",
+        path: "/v1/clinics/:clinic_id",
+        summary: "Update a clinic's name, time zone or patient self-service settings",
+        tags: ["clinics"],
+      },
+    })
     .input(z.strictObject({ clinic_id: uuid, name: clinicName.optional(), timezone: timeZone.optional(), ...settings }))
     .output(clinicOutput)
     .mutation(({ ctx, input }) => {

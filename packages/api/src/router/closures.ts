@@ -13,19 +13,43 @@ const listOutput = z.object({ closures: z.array(closureOutput) });
 
 export const closuresRouter = {
   createClinic: clinicProcedure("CLINIC_ADMIN")
-    .meta({ rest: { method: "POST", path: "/v1/clinics/:clinic_id/closures", status: 201, summary: "Close the clinic for a period (e.g. a holiday)", tags: ["closures"], errors: ["INVALID_TIME_RANGE"] } })
+    .meta({
+      rest: {
+        method: "POST",
+        path: "/v1/clinics/:clinic_id/closures",
+        status: 201,
+        summary: "Close the clinic for a period (e.g. a holiday)",
+        tags: ["closures"],
+        errors: ["INVALID_TIME_RANGE"],
+      },
+    })
     .input(z.strictObject({ clinic_id: uuid, ...closureInput }))
     .output(closureOutput)
     .mutation(({ ctx, input }) => createClosure(ctx.db, clinicOwner(ctx.clinic.id), input)),
 
   listClinic: clinicProcedure("STAFF")
-    .meta({ rest: { method: "GET", path: "/v1/clinics/:clinic_id/closures", summary: "Clinic closures overlapping [from, to)", tags: ["closures"] } })
+    .meta({
+      rest: {
+        method: "GET",
+        path: "/v1/clinics/:clinic_id/closures",
+        summary: "Clinic closures overlapping [from, to)",
+        tags: ["closures"],
+      },
+    })
     .input(z.object({ clinic_id: uuid, ...rangeInput }))
     .output(listOutput)
     .query(async ({ ctx, input }) => ({ closures: await listClosures(ctx.db, clinicOwner(ctx.clinic.id), input) })),
 
   deleteClinic: clinicProcedure("CLINIC_ADMIN")
-    .meta({ rest: { method: "DELETE", path: "/v1/clinics/:clinic_id/closures/:closure_id", status: 204, summary: "Delete a clinic closure", tags: ["closures"] } })
+    .meta({
+      rest: {
+        method: "DELETE",
+        path: "/v1/clinics/:clinic_id/closures/:closure_id",
+        status: 204,
+        summary: "Delete a clinic closure",
+        tags: ["closures"],
+      },
+    })
     .input(z.strictObject({ clinic_id: uuid, closure_id: uuid }))
     .output(z.void())
     .mutation(({ ctx, input }) => deleteClosure(ctx.db, clinicOwner(ctx.clinic.id), input.closure_id)),
@@ -51,17 +75,35 @@ export const closuresRouter = {
     }),
 
   listProvider: clinicProcedure("MEMBER")
-    .meta({ rest: { method: "GET", path: "/v1/providers/:provider_id/closures", summary: "A provider's closures overlapping [from, to)", tags: ["closures"] } })
+    .meta({
+      rest: {
+        method: "GET",
+        path: "/v1/providers/:provider_id/closures",
+        summary: "A provider's closures overlapping [from, to)",
+        tags: ["closures"],
+      },
+    })
     .input(z.object({ clinic_id: uuid, provider_id: uuid, ...rangeInput }))
     .output(listOutput)
     .query(async ({ ctx, input }) => {
       assertMayReadProvider(ctx, input.provider_id);
       await requireProvider(ctx.db, ctx.clinic.id, input.provider_id, "NOT_FOUND");
-      return { closures: await listClosures(ctx.db, { clinicId: ctx.clinic.id, providerId: input.provider_id }, input) };
+      return {
+        closures: await listClosures(ctx.db, { clinicId: ctx.clinic.id, providerId: input.provider_id }, input),
+      };
     }),
 
   deleteProvider: clinicProcedure("MEMBER")
-    .meta({ rest: { method: "DELETE", path: "/v1/providers/:provider_id/closures/:closure_id", status: 204, query: ["clinic_id"], summary: "Delete a provider closure", tags: ["closures"] } })
+    .meta({
+      rest: {
+        method: "DELETE",
+        path: "/v1/providers/:provider_id/closures/:closure_id",
+        status: 204,
+        query: ["clinic_id"],
+        summary: "Delete a provider closure",
+        tags: ["closures"],
+      },
+    })
     .input(z.strictObject({ clinic_id: uuid, provider_id: uuid, closure_id: uuid }))
     .output(z.void())
     .mutation(async ({ ctx, input }) => {

@@ -14,7 +14,16 @@ export const eventsRouter = {
         tags: ["events"],
       },
     })
-    .input(z.object({ clinic_id: uuid, after: z.string().max(100).optional(), types: queryList(z.enum(eventTypes)).optional(), limit: z.coerce.number<number | string>().int().min(1).max(500).default(100) }))
+    .input(
+      z.object({
+        clinic_id: uuid,
+        after: z.string().max(100).optional(),
+        types: queryList(z.enum(eventTypes)).optional(),
+        limit: z.coerce.number<number | string>().int().min(1).max(500).default(100),
+      }),
+    )
     .output(z.object({ events: z.array(eventOutput), next_cursor: z.string() }))
-    .query(({ ctx, input }) => listEvents(ctx.db, { clinicId: ctx.clinic.id, after: input.after, types: input.types, limit: input.limit })),
+    .query(({ ctx, input }) =>
+      listEvents(ctx.db, { clinicId: ctx.clinic.id, after: input.after, types: input.types, limit: input.limit }),
+    ),
 } satisfies TRPCRouterRecord;

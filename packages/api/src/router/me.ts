@@ -2,11 +2,16 @@ import type { TRPCRouterRecord } from "@trpc/server";
 import { z } from "zod";
 import { appointmentStatuses } from "@clinic/db";
 import { appointmentOutput } from "../modules/booking/index.ts";
-import { cancelMyAppointment, getMyAppointment, listMyAppointments, rescheduleMyAppointment } from "../modules/patients/index.ts";
+import {
+  cancelMyAppointment,
+  getMyAppointment,
+  listMyAppointments,
+  rescheduleMyAppointment,
+} from "../modules/patients/index.ts";
 import { nextCursorOutput, pageInput } from "../pagination.ts";
 import { idempotencyKey } from "../schemas/booking.ts";
 import { instantInput, uuid } from "../schemas/wire.ts";
-import { bookingWriteProcedure, protectedProcedure , bookingWritesOf } from "../trpc.ts";
+import { bookingWriteProcedure, protectedProcedure, bookingWritesOf } from "../trpc.ts";
 
 const tags = ["my appointments"] as const;
 const mine = "/v1/me/appointments/:id";
@@ -14,8 +19,22 @@ const mine = "/v1/me/appointments/:id";
 /** U1–U4: the caller's own appointments, in every clinic; another patient's are 404. */
 export const meRouter = {
   appointments: protectedProcedure
-    .meta({ rest: { method: "GET", path: "/v1/me/appointments", summary: "Your appointments in every clinic, by start", tags } })
-    .input(z.object({ from: instantInput.optional(), to: instantInput.optional(), status: z.enum(appointmentStatuses).optional(), ...pageInput }))
+    .meta({
+      rest: {
+        method: "GET",
+        path: "/v1/me/appointments",
+        summary: "Your appointments in every clinic, by start",
+        tags,
+      },
+    })
+    .input(
+      z.object({
+        from: instantInput.optional(),
+        to: instantInput.optional(),
+        status: z.enum(appointmentStatuses).optional(),
+        ...pageInput,
+      }),
+    )
     .output(z.object({ appointments: z.array(appointmentOutput), next_cursor: nextCursorOutput }))
     .query(({ ctx, input }) => listMyAppointments(ctx.db, { userId: ctx.user.id, ...input })),
 
@@ -26,7 +45,15 @@ export const meRouter = {
     .query(({ ctx, input }) => getMyAppointment(ctx.db, ctx.user.id, input.id)),
 
   cancel: bookingWriteProcedure
-    .meta({ rest: { method: "POST", path: `${mine}/cancel`, summary: "Cancel one of your appointments (until the clinic's cutoff before its start)", tags, errors: ["CANCELLATION_CUTOFF", "RATE_LIMITED"] } })
+    .meta({
+      rest: {
+        method: "POST",
+        path: `${mine}/cancel`,
+        summary: "Cancel one of your appointments (until the clinic's cutoff before its start)",
+        tags,
+        errors: ["CANCELLATION_CUTOFF", "RATE_LIMITED"],
+      },
+    })
     .input(z.strictObject({ id: uuid }))
     .output(appointmentOutput)
     .mutation(({ ctx, input }) => cancelMyAppointment(ctx.db, ctx.user.id, input.id, ctx.now(), bookingWritesOf(ctx))),
@@ -39,10 +66,25 @@ export const meRouter = {
         headers: { "idempotency-key": "idempotency_key" },
         summary: "Move one of your appointments to another slot with the same provider (until the cutoff)",
         tags,
-        errors: ["CANCELLATION_CUTOFF", "SLOT_UNAVAILABLE", "INVALID_TRANSITION", "IDEMPOTENCY_KEY_REUSED", "SERVICE_INACTIVE", "RATE_LIMITED"],
+        errors: [
+          "CANCELLATION_CUTOFF",
+          "SLOT_UNAVAILABLE",
+          "INVALID_TRANSITION",
+          "IDEMPOTENCY_KEY_REUSED",
+          "SERVICE_INACTIVE",
+          "RATE_LIMITED",
+        ],
       },
     })
     .input(z.strictObject({ id: uuid, start: instantInput, idempotency_key: idempotencyKey }))
     .output(appointmentOutput)
-    .mutation(({ ctx, input }) => rescheduleMyAppointment(ctx.db, ctx.user.id, input.id, { start: input.start, idempotencyKey: input.idempotency_key, rateLimit: bookingWritesOf(ctx) }, ctx.now())),
+    .mutation(({ ctx, input }) =>
+      rescheduleMyAppointment(
+        ctx.db,
+        ctx.user.id,
+        input.id,
+        { start: input.start, idempotencyKey: input.idempotency_key, rateLimit: bookingWritesOf(ctx) },
+        ctx.now(),
+      ),
+    ),
 } satisfies TRPCRouterRecord;

@@ -40,7 +40,14 @@ export const membersRouter = {
     }),
 
   list: clinicProcedure("STAFF")
-    .meta({ rest: { method: "GET", path: "/v1/clinics/:clinic_id/members", summary: "List the members of a clinic by full_name", tags: ["members"] } })
+    .meta({
+      rest: {
+        method: "GET",
+        path: "/v1/clinics/:clinic_id/members",
+        summary: "List the members of a clinic by full_name",
+        tags: ["members"],
+      },
+    })
     .input(z.object({ clinic_id: uuid, ...pageInput }))
     .output(z.object({ members: z.array(memberOutput), next_cursor: nextCursorOutput }))
     .query(({ ctx, input }) => listMembers(ctx.db, ctx.clinic.id, input)),

@@ -15,19 +15,37 @@ const clinicPath = "/v1/booking/clinics/:clinic_id";
 /** O1–O4: a clinic's booking page, for any authenticated user; 404 for clinics without online booking. */
 export const onlineBookingRouter = {
   clinic: onlineBookingProcedure()
-    .meta({ rest: { method: "GET", path: clinicPath, summary: "The clinic a patient books with: name, time zone, cancellation cutoff", tags } })
+    .meta({
+      rest: {
+        method: "GET",
+        path: clinicPath,
+        summary: "The clinic a patient books with: name, time zone, cancellation cutoff",
+        tags,
+      },
+    })
     .input(z.object({ clinic_id: uuid }))
     .output(onlineClinicOutput)
     .query(({ ctx }) => toOnlineClinic(ctx.clinic)),
 
   services: onlineBookingProcedure()
-    .meta({ rest: { method: "GET", path: `${clinicPath}/services`, summary: "The clinic's bookable services, by name", tags } })
+    .meta({
+      rest: { method: "GET", path: `${clinicPath}/services`, summary: "The clinic's bookable services, by name", tags },
+    })
     .input(z.object({ clinic_id: uuid }))
     .output(z.object({ services: z.array(onlineServiceOutput) }))
     .query(async ({ ctx }) => ({ services: await onlineServices(ctx.db, ctx.clinic.id) })),
 
   availability: onlineBookingProcedure()
-    .meta({ rest: { method: "GET", path: `${clinicPath}/availability`, summary: "Bookable slots of a service, as GET /v1/availability", tags, errors: ["NOT_A_PROVIDER", "SERVICE_INACTIVE"], fastAvailability: "online" } })
+    .meta({
+      rest: {
+        method: "GET",
+        path: `${clinicPath}/availability`,
+        summary: "Bookable slots of a service, as GET /v1/availability",
+        tags,
+        errors: ["NOT_A_PROVIDER", "SERVICE_INACTIVE"],
+        fastAvailability: "online",
+      },
+    })
     .input(availabilityInput)
     .output(availabilityOutput)
     .query(({ ctx, input }) => availabilityFor(ctx, input)),
@@ -39,7 +57,8 @@ export const onlineBookingRouter = {
         path: `${clinicPath}/appointments`,
         status: 201,
         headers: { "idempotency-key": "idempotency_key" },
-        summary: "Book for yourself (the e-mail is your token's; you hold at most the clinic's maximum of upcoming appointments)",
+        summary:
+          "Book for yourself (the e-mail is your token's; you hold at most the clinic's maximum of upcoming appointments)",
         tags,
         errors: [...bookingErrors, "BOOKING_LIMIT", "RATE_LIMITED"],
       },
@@ -48,7 +67,11 @@ export const onlineBookingRouter = {
     .output(appointmentOutput)
     .mutation(({ ctx, input }) =>
       bookFor(ctx, input, {
-        patient: { name: input.patient.name, email: ctx.user.email, phone_e164: input.patient.phone_e164 ?? ctx.user.phoneE164 ?? undefined },
+        patient: {
+          name: input.patient.name,
+          email: ctx.user.email,
+          phone_e164: input.patient.phone_e164 ?? ctx.user.phoneE164 ?? undefined,
+        },
         patientUserId: ctx.user.id,
         openBookingLimit: ctx.clinic.maxOpenBookingsPerPatient,
       }),

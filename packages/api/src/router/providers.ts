@@ -3,13 +3,22 @@ import { z } from "zod";
 import { memberStatuses } from "@clinic/db";
 import type { ProviderAction } from "../domain/providerStatus.ts";
 import { getMember, memberOutput } from "../modules/members/index.ts";
-import { getProvider, getProviderDetail, listProviders, providerDetailOutput, providerOutput, transitionProvider } from "../modules/providers/index.ts";
+import {
+  getProvider,
+  getProviderDetail,
+  listProviders,
+  providerDetailOutput,
+  providerOutput,
+  transitionProvider,
+} from "../modules/providers/index.ts";
 import { nextCursorOutput, pageInput } from "../pagination.ts";
 import { queryList, uuid } from "../schemas/wire.ts";
 import { clinicProcedure } from "../trpc.ts";
 
 /** `status` filter: one value, comma-separated values, or a repeated parameter; each a known status. */
-const statusFilter = queryList(z.enum(memberStatuses)).pipe(z.array(z.enum(memberStatuses)).min(1, "give at least one status"));
+const statusFilter = queryList(z.enum(memberStatuses)).pipe(
+  z.array(z.enum(memberStatuses)).min(1, "give at least one status"),
+);
 
 const providerPath = "/v1/clinics/:clinic_id/providers/:user_id";
 const providersTag = ["providers"] as const;
@@ -19,7 +28,13 @@ const providerKey = z.strictObject({ clinic_id: uuid, user_id: uuid });
 function statusTransition(action: Exclude<ProviderAction, "reject" | "remove">, summary: string) {
   return clinicProcedure("CLINIC_ADMIN")
     .meta({
-      rest: { method: "POST", path: `${providerPath}/${action}`, summary, tags: providersTag, errors: ["INVALID_TRANSITION"] },
+      rest: {
+        method: "POST",
+        path: `${providerPath}/${action}`,
+        summary,
+        tags: providersTag,
+        errors: ["INVALID_TRANSITION"],
+      },
     })
     .input(providerKey)
     .output(providerOutput)
@@ -102,7 +117,8 @@ export const providersRouter = {
         method: "DELETE",
         path: providerPath,
         status: 204,
-        summary: "Remove a provider (any status): is_provider becomes false; refused while active services are assigned",
+        summary:
+          "Remove a provider (any status): is_provider becomes false; refused while active services are assigned",
         tags: providersTag,
         errors: ["PROVIDER_HAS_SERVICES"],
       },

@@ -62,7 +62,8 @@ export const servicesRouter = {
         method: "PATCH",
         path: "/v1/services/:id",
         query: ["clinic_id"],
-        summary: "Update a service: any subset of fields; provider_id assigns / reassigns, null unassigns (audit SERVICE_UPDATED)",
+        summary:
+          "Update a service: any subset of fields; provider_id assigns / reassigns, null unassigns (audit SERVICE_UPDATED)",
         tags: servicesTag,
         errors: ["NOT_A_PROVIDER"],
       },
@@ -145,7 +146,8 @@ export const servicesRouter = {
         path: "/v1/services/:id",
         status: 204,
         query: ["clinic_id"],
-        summary: "Delete a service (soft: gone from reads, lists, search and booking; appointments keep it; audit SERVICE_DELETED)",
+        summary:
+          "Delete a service (soft: gone from reads, lists, search and booking; appointments keep it; audit SERVICE_DELETED)",
         tags: servicesTag,
       },
     })

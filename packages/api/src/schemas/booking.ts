@@ -7,12 +7,28 @@ export const appointmentNotes = z.string().max(2000).optional();
 const patientName = z.string().trim().min(1).max(200);
 
 /** The patient of a staff booking: anyone, with optional contact details. */
-export const patientInput = z.strictObject({ name: patientName, email: z.email().max(320).optional(), phone_e164: phoneE164.optional() });
+export const patientInput = z.strictObject({
+  name: patientName,
+  email: z.email().max(320).optional(),
+  phone_e164: phoneE164.optional(),
+});
 
 /** The patient of their own booking: the e-mail is the token's, never sent. */
 export const selfPatientInput = z.strictObject({ name: patientName, phone_e164: phoneE164.optional() });
 
 /** What to book: a start of a service, optionally with one provider. */
-export const bookingTarget = { service_id: uuid, start: instantInput, provider_id: uuid.optional(), notes: appointmentNotes, idempotency_key: idempotencyKey };
+export const bookingTarget = {
+  service_id: uuid,
+  start: instantInput,
+  provider_id: uuid.optional(),
+  notes: appointmentNotes,
+  idempotency_key: idempotencyKey,
+};
 
-export const bookingErrors = ["SLOT_UNAVAILABLE", "IDEMPOTENCY_KEY_REUSED", "NOT_A_PROVIDER", "SERVICE_INACTIVE", "CONFLICT"] as const;
+export const bookingErrors = [
+  "SLOT_UNAVAILABLE",
+  "IDEMPOTENCY_KEY_REUSED",
+  "NOT_A_PROVIDER",
+  "SERVICE_INACTIVE",
+  "CONFLICT",
+] as const;

@@ -66,20 +66,18 @@ const pricePattern = /^\d{1,8}(?:\.\d{1,2})?$/;
  * Money: a JSON number or a decimal string, at most 10 digits with 2 after the point, not
  * negative. Normalised to a string with exactly two decimals.
  */
-export const price = z
-  .union([z.number(), z.string()])
-  .transform((value, ctx) => {
-    const text = typeof value === "number" ? (Number.isFinite(value) ? String(value) : "") : value.trim();
-    if (!pricePattern.test(text)) {
-      ctx.addIssue({
-        code: "custom",
-        message: "must be a non-negative amount with at most 10 digits, 2 of them after the decimal point",
-      });
-      return z.NEVER;
-    }
-    const [whole = "0", fraction = ""] = text.split(".");
-    return `${String(Number(whole))}.${fraction.padEnd(2, "0")}`;
-  });
+export const price = z.union([z.number(), z.string()]).transform((value, ctx) => {
+  const text = typeof value === "number" ? (Number.isFinite(value) ? String(value) : "") : value.trim();
+  if (!pricePattern.test(text)) {
+    ctx.addIssue({
+      code: "custom",
+      message: "must be a non-negative amount with at most 10 digits, 2 of them after the decimal point",
+    });
+    return z.NEVER;
+  }
+  const [whole = "0", fraction = ""] = text.split(".");
+  return `${String(Number(whole))}.${fraction.padEnd(2, "0")}`;
+});
 
 /** Boolean in a query string ("true"/"false") or JSON. */
 export const queryBoolean = z.union([z.boolean(), z.enum(["true", "false"]).transform((s) => s === "true")]);

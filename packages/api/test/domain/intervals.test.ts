@@ -85,9 +85,17 @@ describe("interval algebra examples", () => {
   it("treats intervals as half-open", () => {
     expect(overlaps({ start: 0, end: 10 }, { start: 10, end: 20 })).toBe(false);
     expect(overlaps({ start: 0, end: 11 }, { start: 10, end: 20 })).toBe(true);
-    expect(normalize([{ start: 0, end: 10 }, { start: 10, end: 20 }])).toEqual([{ start: 0, end: 20 }]);
+    expect(
+      normalize([
+        { start: 0, end: 10 },
+        { start: 10, end: 20 },
+      ]),
+    ).toEqual([{ start: 0, end: 20 }]);
     expect(intersect([{ start: 0, end: 10 }], [{ start: 10, end: 20 }])).toEqual([]);
-    expect(subtract([{ start: 0, end: 20 }], [{ start: 5, end: 10 }])).toEqual([{ start: 0, end: 5 }, { start: 10, end: 20 }]);
+    expect(subtract([{ start: 0, end: 20 }], [{ start: 5, end: 10 }])).toEqual([
+      { start: 0, end: 5 },
+      { start: 10, end: 20 },
+    ]);
   });
 
   it("sorts unsorted input and drops empty, reversed and NaN intervals", () => {
@@ -100,7 +108,10 @@ describe("interval algebra examples", () => {
         { start: 0, end: 10 },
         { start: 8, end: 12 },
       ]),
-    ).toEqual([{ start: 0, end: 12 }, { start: 30, end: 40 }]);
+    ).toEqual([
+      { start: 0, end: 12 },
+      { start: 30, end: 40 },
+    ]);
     expect(normalize([])).toEqual([]);
   });
 
@@ -108,7 +119,10 @@ describe("interval algebra examples", () => {
     const hour = 3_600_000;
     const base = Date.parse("2027-03-15T00:00:00Z");
     // 30 one-hour bookings in reverse order, every other hour, plus one covering hours 10-14.
-    const list = Array.from({ length: 30 }, (_, k) => ({ start: base + (29 - k) * 2 * hour, end: base + ((29 - k) * 2 + 1) * hour }));
+    const list = Array.from({ length: 30 }, (_, k) => ({
+      start: base + (29 - k) * 2 * hour,
+      end: base + ((29 - k) * 2 + 1) * hour,
+    }));
     list.push({ start: base + 10 * hour, end: base + 14 * hour });
     const n = normalize(list);
     expect(n).toHaveLength(28);

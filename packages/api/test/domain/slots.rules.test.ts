@@ -4,14 +4,24 @@ import fc from "fast-check";
 import { Temporal } from "temporal-polyfill";
 import { describe, expect, it } from "vitest";
 import { type Interval, normalize } from "../../src/domain/intervals.ts";
-import { type Booking, type DateOverride, type ProviderSchedule, type SlotQuery, type WeeklyPeriod, computeSlots, explainStart, offeredAt } from "../../src/domain/slots.ts";
+import {
+  type Booking,
+  type DateOverride,
+  type ProviderSchedule,
+  type SlotQuery,
+  type WeeklyPeriod,
+  computeSlots,
+  explainStart,
+  offeredAt,
+} from "../../src/domain/slots.ts";
 import { addDays, isoWeekday } from "../../src/domain/timezone.ts";
 
 const MINUTE = 60_000;
 const H = (h: number, m = 0) => h * 60 + m;
 const monday = "2027-03-15";
 const at = (text: string) => Date.parse(text);
-const weekdays = (opens: number, closes: number, days = [1, 2, 3, 4, 5]): WeeklyPeriod[] => days.map((weekday) => ({ weekday, opensMin: opens, closesMin: closes }));
+const weekdays = (opens: number, closes: number, days = [1, 2, 3, 4, 5]): WeeklyPeriod[] =>
+  days.map((weekday) => ({ weekday, opensMin: opens, closesMin: closes }));
 const base = (overrides: Partial<SlotQuery>): SlotQuery => ({
   timeZone: "UTC",
   fromDate: monday,
@@ -24,12 +34,26 @@ const base = (overrides: Partial<SlotQuery>): SlotQuery => ({
   ...overrides,
 });
 const locals = (q: SlotQuery) => computeSlots(q).map((s) => s.startLocal.slice(11));
-const booking = (id: string, start: string, end: string, before = 0, after = 0): Booking => ({ id, start: at(start), end: at(end), bufferBeforeMin: before, bufferAfterMin: after });
-const reasonsOf = (q: SlotQuery, start: string, provider = "p1") => explainStart(q, at(start)).providers.find((p) => p.providerId === provider)?.reasons.map((r) => r.code);
+const booking = (id: string, start: string, end: string, before = 0, after = 0): Booking => ({
+  id,
+  start: at(start),
+  end: at(end),
+  bufferBeforeMin: before,
+  bufferAfterMin: after,
+});
+const reasonsOf = (q: SlotQuery, start: string, provider = "p1") =>
+  explainStart(q, at(start))
+    .providers.find((p) => p.providerId === provider)
+    ?.reasons.map((r) => r.code);
 
 describe("slot step", () => {
   it("starts slots every step minutes from each window's start; each slot still fits", () => {
-    const q = base({ durationMin: 60, stepMin: 15, clinicHours: weekdays(H(9), H(11)), providers: [{ providerId: "p1", hours: weekdays(H(9), H(11)) }] });
+    const q = base({
+      durationMin: 60,
+      stepMin: 15,
+      clinicHours: weekdays(H(9), H(11)),
+      providers: [{ providerId: "p1", hours: weekdays(H(9), H(11)) }],
+    });
     expect(locals(q)).toEqual(["09:00", "09:15", "09:30", "09:45", "10:00"]);
     expect(reasonsOf(q, "2027-03-15T09:20:00Z")).toEqual(["OFF_GRID"]);
     expect(reasonsOf(q, "2027-03-15T10:15:00Z")).toEqual(["CLINIC_HOURS", "PROVIDER_HOURS"]);
@@ -43,7 +67,13 @@ describe("buffers", () => {
       durationMin: 30,
       bufferBeforeMin: 10,
       bufferAfterMin: 5,
-      providers: [{ providerId: "p1", hours: weekdays(H(9), H(17)), bookings: [booking("b1", "2027-03-15T11:00:00Z", "2027-03-15T11:30:00Z", 0, 15)] }],
+      providers: [
+        {
+          providerId: "p1",
+          hours: weekdays(H(9), H(17)),
+          bookings: [booking("b1", "2027-03-15T11:00:00Z", "2027-03-15T11:30:00Z", 0, 15)],
+        },
+      ],
     });
     const offered = locals(q);
     // 10:30 ends 11:00 + 5 after = 11:05 > 11:00: out. 11:30 starts - 10 = 11:20 < 11:45: out. 12:00 - 10 = 11:50 ≥ 11:45: in.
@@ -98,9 +128,18 @@ describe("date overrides", () => {
     const q = base({
       toDate: "2027-03-17",
       clinicOverrides: [{ date: "2027-03-16", periods: [] }],
-      providers: [{ providerId: "p1", hours: weekdays(H(9), H(17)), overrides: [{ date: "2027-03-17", periods: [{ opensMin: H(13), closesMin: H(18) }] }] }],
+      providers: [
+        {
+          providerId: "p1",
+          hours: weekdays(H(9), H(17)),
+          overrides: [{ date: "2027-03-17", periods: [{ opensMin: H(13), closesMin: H(18) }] }],
+        },
+      ],
     });
-    const byDate = (date: string) => computeSlots(q).filter((s) => s.startLocal.startsWith(date)).map((s) => s.startLocal.slice(11));
+    const byDate = (date: string) =>
+      computeSlots(q)
+        .filter((s) => s.startLocal.startsWith(date))
+        .map((s) => s.startLocal.slice(11));
     expect(byDate("2027-03-15")).toHaveLength(16);
     expect(byDate("2027-03-16")).toEqual([]);
     // The provider's 13:00-18:00 meets the clinic's weekly 09:00-17:00.
@@ -117,7 +156,12 @@ describe("explanations", () => {
     const q = base({
       clinicClosures: [{ start: at("2027-03-15T09:00:00Z"), end: at("2027-03-15T10:00:00Z") }],
       providers: [
-        { providerId: "p1", hours: weekdays(H(9), H(17)), closures: [{ start: at("2027-03-15T09:15:00Z"), end: at("2027-03-15T09:45:00Z") }], bookings: [booking("b", "2027-03-15T09:00:00Z", "2027-03-15T09:30:00Z")] },
+        {
+          providerId: "p1",
+          hours: weekdays(H(9), H(17)),
+          closures: [{ start: at("2027-03-15T09:15:00Z"), end: at("2027-03-15T09:45:00Z") }],
+          bookings: [booking("b", "2027-03-15T09:00:00Z", "2027-03-15T09:30:00Z")],
+        },
         { providerId: "p2", approved: false, hours: weekdays(H(9), H(17)) },
       ],
     });
@@ -143,14 +187,26 @@ const periodArb = fc
   .tuple(fc.integer({ min: 1, max: DAYS }), fc.integer({ min: 0, max: 1430 }), fc.integer({ min: 1, max: 600 }))
   .map(([weekday, o, len]): WeeklyPeriod => ({ weekday, opensMin: o, closesMin: Math.min(1440, o + len) }));
 const overrideArb = fc
-  .tuple(fc.integer({ min: 0, max: DAYS - 1 }), fc.array(fc.tuple(fc.integer({ min: 0, max: 1430 }), fc.integer({ min: 1, max: 400 })), { maxLength: 2 }))
-  .map(([d, periods]): DateOverride => ({ date: dates[d] ?? monday, periods: periods.map(([o, len]) => ({ opensMin: o, closesMin: Math.min(1440, o + len) })) }));
+  .tuple(
+    fc.integer({ min: 0, max: DAYS - 1 }),
+    fc.array(fc.tuple(fc.integer({ min: 0, max: 1430 }), fc.integer({ min: 1, max: 400 })), { maxLength: 2 }),
+  )
+  .map(([d, periods]): DateOverride => ({
+    date: dates[d] ?? monday,
+    periods: periods.map(([o, len]) => ({ opensMin: o, closesMin: Math.min(1440, o + len) })),
+  }));
 const intervalArb = fc
   .tuple(fc.integer({ min: -120, max: SPAN }), fc.integer({ min: 1, max: 240 }))
   .map(([s, len]): Interval => ({ start: DAY_START + s * MINUTE, end: DAY_START + (s + len) * MINUTE }));
 const bookingArb = fc
   .tuple(intervalArb, fc.integer({ min: 0, max: 60 }), fc.integer({ min: 0, max: 60 }), fc.uuid())
-  .map(([i, before, after, id]): Booking => ({ id, start: i.start, end: i.end, bufferBeforeMin: before, bufferAfterMin: after }));
+  .map(([i, before, after, id]): Booking => ({
+    id,
+    start: i.start,
+    end: i.end,
+    bufferBeforeMin: before,
+    bufferAfterMin: after,
+  }));
 const uniqueByDate = (overrides: DateOverride[]) => [...new Map(overrides.map((o) => [o.date, o])).values()];
 
 const queryArb = fc
@@ -158,7 +214,13 @@ const queryArb = fc
     clinic: fc.array(periodArb, { minLength: 1, maxLength: 6 }),
     clinicOverrides: fc.array(overrideArb, { maxLength: 2 }),
     providers: fc.array(
-      fc.record({ hours: fc.array(periodArb, { maxLength: 6 }), overrides: fc.array(overrideArb, { maxLength: 2 }), closures: fc.array(intervalArb, { maxLength: 3 }), bookings: fc.array(bookingArb, { maxLength: 6 }), approved: fc.boolean() }),
+      fc.record({
+        hours: fc.array(periodArb, { maxLength: 6 }),
+        overrides: fc.array(overrideArb, { maxLength: 2 }),
+        closures: fc.array(intervalArb, { maxLength: 3 }),
+        bookings: fc.array(bookingArb, { maxLength: 6 }),
+        approved: fc.boolean(),
+      }),
       { minLength: 1, maxLength: 3 },
     ),
     closures: fc.array(intervalArb, { maxLength: 2 }),
@@ -170,24 +232,29 @@ const queryArb = fc
     notice: fc.integer({ min: 0, max: 600 }),
     horizon: fc.option(fc.integer({ min: 0, max: DAYS }), { nil: null }),
   })
-  .map(
-    (r): SlotQuery => ({
-      timeZone: "UTC",
-      fromDate: monday,
-      toDate: dates[DAYS - 1] ?? monday,
-      durationMin: r.duration,
-      stepMin: r.step,
-      bufferBeforeMin: r.before,
-      bufferAfterMin: r.after,
-      noticeMin: r.notice,
-      horizonDays: r.horizon,
-      nowMs: DAY_START + r.nowMin * MINUTE,
-      clinicHours: r.clinic,
-      clinicOverrides: uniqueByDate(r.clinicOverrides),
-      clinicClosures: r.closures,
-      providers: r.providers.map((p, k) => ({ providerId: `p${String(k)}`, hours: p.hours, overrides: uniqueByDate(p.overrides), closures: p.closures, bookings: p.bookings, approved: p.approved })),
-    }),
-  );
+  .map((r): SlotQuery => ({
+    timeZone: "UTC",
+    fromDate: monday,
+    toDate: dates[DAYS - 1] ?? monday,
+    durationMin: r.duration,
+    stepMin: r.step,
+    bufferBeforeMin: r.before,
+    bufferAfterMin: r.after,
+    noticeMin: r.notice,
+    horizonDays: r.horizon,
+    nowMs: DAY_START + r.nowMin * MINUTE,
+    clinicHours: r.clinic,
+    clinicOverrides: uniqueByDate(r.clinicOverrides),
+    clinicClosures: r.closures,
+    providers: r.providers.map((p, k) => ({
+      providerId: `p${String(k)}`,
+      hours: p.hours,
+      overrides: uniqueByDate(p.overrides),
+      closures: p.closures,
+      bookings: p.bookings,
+      approved: p.approved,
+    })),
+  }));
 
 /** Minute by minute, in UTC: open minutes per date, grid per window, every rule checked literally. */
 function minuteModel(q: SlotQuery): Map<number, string[]> {
@@ -223,7 +290,15 @@ function minuteModel(q: SlotQuery): Map<number, string[]> {
           if (start <= q.nowMs || start < q.nowMs + notice * MINUTE) continue;
           if ([...q.clinicClosures, ...(provider.closures ?? [])].some((c) => overlaps(c, slot))) continue;
           const buffered = { start: slot.start - before, end: slot.end + after };
-          if ((provider.bookings ?? []).some((b) => overlaps(buffered, { start: b.start - b.bufferBeforeMin * MINUTE, end: b.end + b.bufferAfterMin * MINUTE }))) continue;
+          if (
+            (provider.bookings ?? []).some((b) =>
+              overlaps(buffered, {
+                start: b.start - b.bufferBeforeMin * MINUTE,
+                end: b.end + b.bufferAfterMin * MINUTE,
+              }),
+            )
+          )
+            continue;
           result.set(start, [...(result.get(start) ?? []), provider.providerId]);
         }
       }
@@ -260,20 +335,30 @@ describe("a cached answer without time rules, filtered now, is the answer with t
 describe("an explanation says bookable exactly when the start is listed for that provider", () => {
   it("for random schedules and starts on the minute", () => {
     fc.assert(
-      fc.property(queryArb, fc.array(fc.integer({ min: 0, max: SPAN - 1 }), { minLength: 1, maxLength: 25 }), (q, startMinutes) => {
-        const listed = new Map(computeSlots(q).map((s) => [s.start, new Set(s.providerIds)]));
-        for (const minute of startMinutes) {
-          const start = DAY_START + minute * MINUTE;
-          for (const p of explainStart(q, start).providers) {
-            expect([minute, p.providerId, p.reasons.length === 0]).toEqual([minute, p.providerId, listed.get(start)?.has(p.providerId) ?? false]);
+      fc.property(
+        queryArb,
+        fc.array(fc.integer({ min: 0, max: SPAN - 1 }), { minLength: 1, maxLength: 25 }),
+        (q, startMinutes) => {
+          const listed = new Map(computeSlots(q).map((s) => [s.start, new Set(s.providerIds)]));
+          for (const minute of startMinutes) {
+            const start = DAY_START + minute * MINUTE;
+            for (const p of explainStart(q, start).providers) {
+              expect([minute, p.providerId, p.reasons.length === 0]).toEqual([
+                minute,
+                p.providerId,
+                listed.get(start)?.has(p.providerId) ?? false,
+              ]);
+            }
           }
-        }
-        // Every listed start is explained as bookable for every listed provider.
-        for (const [start, providers] of listed) {
-          const explained = explainStart(q, start).providers.filter((p) => p.reasons.length === 0).map((p) => p.providerId);
-          expect(explained.sort()).toEqual([...providers].sort());
-        }
-      }),
+          // Every listed start is explained as bookable for every listed provider.
+          for (const [start, providers] of listed) {
+            const explained = explainStart(q, start)
+              .providers.filter((p) => p.reasons.length === 0)
+              .map((p) => p.providerId);
+            expect(explained.sort()).toEqual([...providers].sort());
+          }
+        },
+      ),
       { numRuns: 200 },
     );
   });
@@ -285,7 +370,10 @@ describe("an explanation says bookable exactly when the start is listed for that
       fc.property(
         fc.constantFrom(...zones),
         fc.constantFrom(...transitionDates),
-        fc.array(fc.tuple(fc.integer({ min: 0, max: 1430 }), fc.integer({ min: 1, max: 600 })), { minLength: 1, maxLength: 3 }),
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 1430 }), fc.integer({ min: 1, max: 600 })), {
+          minLength: 1,
+          maxLength: 3,
+        }),
         fc.integer({ min: 10, max: 120 }),
         fc.option(fc.integer({ min: 5, max: 90 }), { nil: null }),
         fc.array(fc.integer({ min: -60, max: 1500 }), { minLength: 1, maxLength: 30 }),
@@ -333,14 +421,27 @@ describe("the grid with a step on DST days agrees with a Temporal-based model", 
         (tz, date, [opens, len], duration, step) => {
           const weekday = isoWeekday(date);
           const closes = Math.min(1440, opens + len);
-          const q = base({ timeZone: tz, fromDate: date, toDate: date, durationMin: duration, stepMin: step, clinicHours: [{ weekday, opensMin: opens, closesMin: closes }], providers: [{ providerId: "p", hours: [{ weekday, opensMin: 0, closesMin: 1440 }] }] });
+          const q = base({
+            timeZone: tz,
+            fromDate: date,
+            toDate: date,
+            durationMin: duration,
+            stepMin: step,
+            clinicHours: [{ weekday, opensMin: opens, closesMin: closes }],
+            providers: [{ providerId: "p", hours: [{ weekday, opensMin: 0, closesMin: 1440 }] }],
+          });
           const toInstant = (minute: number) =>
-            Temporal.PlainDate.from(date).toPlainDateTime().add({ minutes: minute }).toZonedDateTime(tz, { disambiguation: "compatible" }).epochMilliseconds;
+            Temporal.PlainDate.from(date)
+              .toPlainDateTime()
+              .add({ minutes: minute })
+              .toZonedDateTime(tz, { disambiguation: "compatible" }).epochMilliseconds;
           const windowStart = toInstant(opens);
           const windowEnd = toInstant(closes);
           const expected: number[] = [];
           for (let s = windowStart; s + duration * MINUTE <= windowEnd; s += step * MINUTE) expected.push(s);
-          expect(normalize(computeSlots(q).map((s) => ({ start: s.start, end: s.start + 1 }))).length).toBe(expected.length);
+          expect(normalize(computeSlots(q).map((s) => ({ start: s.start, end: s.start + 1 }))).length).toBe(
+            expected.length,
+          );
           expect(computeSlots(q).map((s) => s.start)).toEqual(expected);
         },
       ),

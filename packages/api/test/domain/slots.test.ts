@@ -2,13 +2,21 @@ import fc from "fast-check";
 import { Temporal } from "temporal-polyfill";
 import { describe, expect, it } from "vitest";
 import { type Interval, normalize } from "../../src/domain/intervals.ts";
-import { type ProviderSchedule, type Slot, type SlotQuery, type WeeklyPeriod, computeSlots, effectiveWindows } from "../../src/domain/slots.ts";
+import {
+  type ProviderSchedule,
+  type Slot,
+  type SlotQuery,
+  type WeeklyPeriod,
+  computeSlots,
+  effectiveWindows,
+} from "../../src/domain/slots.ts";
 import { addDays, isoWeekday } from "../../src/domain/timezone.ts";
 
 const MINUTE = 60_000;
 const H = (h: number, m = 0) => h * 60 + m;
 const monday = "2027-03-15";
-const mondayToFriday = (opens: number, closes: number): WeeklyPeriod[] => [1, 2, 3, 4, 5].map((weekday) => ({ weekday, opensMin: opens, closesMin: closes }));
+const mondayToFriday = (opens: number, closes: number): WeeklyPeriod[] =>
+  [1, 2, 3, 4, 5].map((weekday) => ({ weekday, opensMin: opens, closesMin: closes }));
 const at = (text: string) => Date.parse(text);
 const iso = (ms: number) => new Date(ms).toISOString();
 const base = (overrides: Partial<SlotQuery>): SlotQuery => ({
@@ -33,7 +41,9 @@ const oneWindow = (tz: string, date: string, duration: number, opens: number, cl
       toDate: date,
       durationMin: duration,
       clinicHours: [{ weekday: isoWeekday(date), opensMin: opens, closesMin: closes }],
-      providers: [{ providerId: "p", hours: [{ weekday: isoWeekday(date), opensMin: opens, closesMin: closes }], closures: busy }],
+      providers: [
+        { providerId: "p", hours: [{ weekday: isoWeekday(date), opensMin: opens, closesMin: closes }], closures: busy },
+      ],
     }),
   );
 
@@ -41,16 +51,39 @@ describe("the slot grid", () => {
   it("yields the seed's 16 slots of 30 minutes and 8 of 60 in 09:00-17:00", () => {
     const thirty = computeSlots(base({}));
     expect(thirty).toHaveLength(16);
-    expect(thirty[0]).toEqual({ start: at("2027-03-15T09:00:00Z"), end: at("2027-03-15T09:30:00Z"), startLocal: "2027-03-15T09:00", providerIds: ["p1"] });
+    expect(thirty[0]).toEqual({
+      start: at("2027-03-15T09:00:00Z"),
+      end: at("2027-03-15T09:30:00Z"),
+      startLocal: "2027-03-15T09:00",
+      providerIds: ["p1"],
+    });
     expect(thirty[15]?.startLocal).toBe("2027-03-15T16:30");
     expect(thirty.every((s) => s.end - s.start === 30 * MINUTE)).toBe(true);
-    expect(locals(base({ durationMin: 60 }))).toEqual(["09:00", "10:00", "11:00", "12:00", "13:00", "14:00", "15:00", "16:00"]);
+    expect(locals(base({ durationMin: 60 }))).toEqual([
+      "09:00",
+      "10:00",
+      "11:00",
+      "12:00",
+      "13:00",
+      "14:00",
+      "15:00",
+      "16:00",
+    ]);
   });
 
   it("anchors the grid at each window of a split shift; a slot fits when it ends exactly at the window's end", () => {
     const q = base({
       durationMin: 45,
-      providers: [{ providerId: "p1", hours: [{ weekday: 1, opensMin: H(9), closesMin: H(12) }, { weekday: 1, opensMin: H(13), closesMin: H(17) }], closures: [] }],
+      providers: [
+        {
+          providerId: "p1",
+          hours: [
+            { weekday: 1, opensMin: H(9), closesMin: H(12) },
+            { weekday: 1, opensMin: H(13), closesMin: H(17) },
+          ],
+          closures: [],
+        },
+      ],
     });
     // 11:15 + 45 min = 12:00 and 16:00 + 45 min = 16:45 both fit; 16:45 + 45 min does not.
     expect(locals(q)).toEqual(["09:00", "09:45", "10:30", "11:15", "13:00", "13:45", "14:30", "15:15", "16:00"]);
@@ -67,34 +100,75 @@ describe("the slot grid", () => {
       providers: [
         {
           providerId: "anna",
-          hours: [{ weekday: 1, opensMin: H(9), closesMin: H(12) }, { weekday: 1, opensMin: H(13), closesMin: H(17) }],
+          hours: [
+            { weekday: 1, opensMin: H(9), closesMin: H(12) },
+            { weekday: 1, opensMin: H(13), closesMin: H(17) },
+          ],
           closures: [{ start: at("2027-03-29T07:45:00Z"), end: at("2027-03-29T08:30:00Z") }],
         },
       ],
     });
     const slots = computeSlots(q);
-    expect(slots.map((s) => s.startLocal.slice(11))).toEqual(["09:00", "10:30", "11:15", "13:00", "13:45", "14:30", "15:15", "16:00"]);
+    expect(slots.map((s) => s.startLocal.slice(11))).toEqual([
+      "09:00",
+      "10:30",
+      "11:15",
+      "13:00",
+      "13:45",
+      "14:30",
+      "15:15",
+      "16:00",
+    ]);
     expect(iso(slots[0]?.start ?? 0)).toBe("2027-03-29T07:00:00.000Z");
   });
 
   it("intersects provider hours with clinic hours and anchors the grid at each window start", () => {
     const q = base({
       clinicHours: mondayToFriday(H(10), H(16)),
-      providers: [{ providerId: "p1", hours: [{ weekday: 1, opensMin: H(9), closesMin: H(12) }, { weekday: 1, opensMin: H(13, 10), closesMin: H(17) }], closures: [] }],
+      providers: [
+        {
+          providerId: "p1",
+          hours: [
+            { weekday: 1, opensMin: H(9), closesMin: H(12) },
+            { weekday: 1, opensMin: H(13, 10), closesMin: H(17) },
+          ],
+          closures: [],
+        },
+      ],
       durationMin: 45,
     });
     expect(locals(q)).toEqual(["10:00", "10:45", "13:10", "13:55", "14:40"]);
-    const windows = effectiveWindows(mondayToFriday(H(10), H(16)), [{ weekday: 1, opensMin: H(9), closesMin: H(12) }, { weekday: 1, opensMin: H(13, 10), closesMin: H(17) }]);
-    expect(windows[1]).toEqual([{ start: H(10), end: H(12) }, { start: H(13, 10), end: H(16) }]);
+    const windows = effectiveWindows(mondayToFriday(H(10), H(16)), [
+      { weekday: 1, opensMin: H(9), closesMin: H(12) },
+      { weekday: 1, opensMin: H(13, 10), closesMin: H(17) },
+    ]);
+    expect(windows[1]).toEqual([
+      { start: H(10), end: H(12) },
+      { start: H(13, 10), end: H(16) },
+    ]);
     expect(windows[2]).toEqual([]);
   });
 
   it("runs one grid across adjacent periods", () => {
     const q = base({
       durationMin: 45,
-      clinicHours: [{ weekday: 1, opensMin: H(12), closesMin: H(17) }, { weekday: 1, opensMin: H(9), closesMin: H(12) }],
+      clinicHours: [
+        { weekday: 1, opensMin: H(12), closesMin: H(17) },
+        { weekday: 1, opensMin: H(9), closesMin: H(12) },
+      ],
     });
-    expect(locals(q)).toEqual(["09:00", "09:45", "10:30", "11:15", "12:00", "12:45", "13:30", "14:15", "15:00", "15:45"]);
+    expect(locals(q)).toEqual([
+      "09:00",
+      "09:45",
+      "10:30",
+      "11:15",
+      "12:00",
+      "12:45",
+      "13:30",
+      "14:15",
+      "15:00",
+      "15:45",
+    ]);
   });
 
   it("gives nothing on a weekday without clinic hours, or for a provider without hours", () => {
@@ -102,7 +176,11 @@ describe("the slot grid", () => {
     expect(computeSlots(base({ providers: [{ providerId: "p1", hours: [], closures: [] }] }))).toEqual([]);
     expect(computeSlots(base({ providers: [] }))).toEqual([]);
     // The provider works Saturday, the clinic does not.
-    const saturday = base({ fromDate: "2027-03-20", toDate: "2027-03-20", providers: [{ providerId: "p1", hours: [{ weekday: 6, opensMin: H(9), closesMin: H(17) }], closures: [] }] });
+    const saturday = base({
+      fromDate: "2027-03-20",
+      toDate: "2027-03-20",
+      providers: [{ providerId: "p1", hours: [{ weekday: 6, opensMin: H(9), closesMin: H(17) }], closures: [] }],
+    });
     expect(computeSlots(saturday)).toEqual([]);
     // A range ending before it starts is empty.
     expect(computeSlots(base({ fromDate: "2027-03-16", toDate: "2027-03-15" }))).toEqual([]);
@@ -115,14 +193,30 @@ describe("the slot grid", () => {
   });
 
   it("removes slots overlapping busy time without shifting the grid", () => {
-    const q = base({ providers: [{ providerId: "p1", hours: mondayToFriday(H(9), H(17)), closures: [{ start: at("2027-03-15T09:10:00Z"), end: at("2027-03-15T09:40:00Z") }] }] });
+    const q = base({
+      providers: [
+        {
+          providerId: "p1",
+          hours: mondayToFriday(H(9), H(17)),
+          closures: [{ start: at("2027-03-15T09:10:00Z"), end: at("2027-03-15T09:40:00Z") }],
+        },
+      ],
+    });
     // 09:00 and 09:30 overlap the busy time; the next slot is 10:00, not 09:40.
     expect(locals(q).slice(0, 3)).toEqual(["10:00", "10:30", "11:00"]);
     expect(locals(q)).toHaveLength(14);
   });
 
   it("treats busy time as half-open: a booking ending at a slot's start leaves it free", () => {
-    const q = base({ providers: [{ providerId: "p1", hours: mondayToFriday(H(9), H(17)), closures: [{ start: at("2027-03-15T09:30:00Z"), end: at("2027-03-15T10:00:00Z") }] }] });
+    const q = base({
+      providers: [
+        {
+          providerId: "p1",
+          hours: mondayToFriday(H(9), H(17)),
+          closures: [{ start: at("2027-03-15T09:30:00Z"), end: at("2027-03-15T10:00:00Z") }],
+        },
+      ],
+    });
     expect(locals(q).slice(0, 3)).toEqual(["09:00", "10:00", "10:30"]);
   });
 
@@ -136,12 +230,18 @@ describe("the slot grid", () => {
     // Overlapping, unsorted busy and closures are fine.
     const messy = base({
       durationMin: 60,
-      clinicClosures: [{ start: at("2027-03-15T15:00:00Z"), end: at("2027-03-15T16:00:00Z") }, { start: at("2027-03-15T09:00:00Z"), end: at("2027-03-15T09:01:00Z") }],
+      clinicClosures: [
+        { start: at("2027-03-15T15:00:00Z"), end: at("2027-03-15T16:00:00Z") },
+        { start: at("2027-03-15T09:00:00Z"), end: at("2027-03-15T09:01:00Z") },
+      ],
       providers: [
         {
           providerId: "p1",
           hours: mondayToFriday(H(9), H(17)),
-          closures: [{ start: at("2027-03-15T12:30:00Z"), end: at("2027-03-15T13:30:00Z") }, { start: at("2027-03-15T12:00:00Z"), end: at("2027-03-15T12:45:00Z") }],
+          closures: [
+            { start: at("2027-03-15T12:30:00Z"), end: at("2027-03-15T13:30:00Z") },
+            { start: at("2027-03-15T12:00:00Z"), end: at("2027-03-15T12:45:00Z") },
+          ],
         },
       ],
     });
@@ -160,7 +260,11 @@ describe("the slot grid", () => {
       providers: [
         { providerId: "b", hours: [{ weekday: 1, opensMin: H(9), closesMin: H(10) }], closures: [] },
         { providerId: "c", hours: [{ weekday: 1, opensMin: H(9, 15), closesMin: H(10, 45) }], closures: [] },
-        { providerId: "a", hours: [{ weekday: 1, opensMin: H(9, 30), closesMin: H(11) }], closures: [{ start: at("2027-03-15T10:00:00Z"), end: at("2027-03-15T10:30:00Z") }] },
+        {
+          providerId: "a",
+          hours: [{ weekday: 1, opensMin: H(9, 30), closesMin: H(11) }],
+          closures: [{ start: at("2027-03-15T10:00:00Z"), end: at("2027-03-15T10:30:00Z") }],
+        },
       ],
     });
     expect(computeSlots(q).map((s) => [s.startLocal.slice(11), s.providerIds])).toEqual([
@@ -189,7 +293,8 @@ describe("the slot grid", () => {
   });
 
   it("refuses a duration that is not a positive whole number of minutes", () => {
-    for (const durationMin of [0, -30, 7.5, Number.NaN]) expect(() => computeSlots(base({ durationMin }))).toThrow(RangeError);
+    for (const durationMin of [0, -30, 7.5, Number.NaN])
+      expect(() => computeSlots(base({ durationMin }))).toThrow(RangeError);
   });
 });
 
@@ -210,7 +315,13 @@ describe("the slot grid on DST days and in other zones", () => {
 
   it("Europe/Berlin fall back: 00:00-04:00 is 5 real hours, 5 slots of 60 min", () => {
     const slots = oneWindow("Europe/Berlin", "2027-10-31", 60, 0, H(4));
-    expect(starts(slots)).toEqual(["2027-10-30T22:00:00.000Z", "2027-10-30T23:00:00.000Z", "2027-10-31T00:00:00.000Z", "2027-10-31T01:00:00.000Z", "2027-10-31T02:00:00.000Z"]);
+    expect(starts(slots)).toEqual([
+      "2027-10-30T22:00:00.000Z",
+      "2027-10-30T23:00:00.000Z",
+      "2027-10-31T00:00:00.000Z",
+      "2027-10-31T01:00:00.000Z",
+      "2027-10-31T02:00:00.000Z",
+    ]);
     expect(slots.map((s) => s.startLocal.slice(11))).toEqual(["00:00", "01:00", "02:00", "02:00", "03:00"]);
   });
 
@@ -234,7 +345,10 @@ describe("the slot grid on DST days and in other zones", () => {
         providers: [
           {
             providerId: "p",
-            hours: [{ weekday: 7, opensMin: H(3), closesMin: H(4) }, { weekday: 7, opensMin: H(1, 10), closesMin: H(2, 50) }],
+            hours: [
+              { weekday: 7, opensMin: H(3), closesMin: H(4) },
+              { weekday: 7, opensMin: H(1, 10), closesMin: H(2, 50) },
+            ],
             closures: [{ start: at("2027-03-28T00:55:00Z"), end: at("2027-03-28T01:05:00Z") }],
           },
         ],
@@ -250,9 +364,18 @@ describe("the slot grid on DST days and in other zones", () => {
   it("America/New_York: 2027-03-14 spring forward and 2027-11-07 fall back", () => {
     expect(starts(oneWindow("America/New_York", "2027-03-13", 60, H(9), H(10)))).toEqual(["2027-03-13T14:00:00.000Z"]);
     expect(starts(oneWindow("America/New_York", "2027-03-14", 60, H(9), H(10)))).toEqual(["2027-03-14T13:00:00.000Z"]);
-    expect(starts(oneWindow("America/New_York", "2027-03-14", 60, 0, H(4)))).toEqual(["2027-03-14T05:00:00.000Z", "2027-03-14T06:00:00.000Z", "2027-03-14T07:00:00.000Z"]);
+    expect(starts(oneWindow("America/New_York", "2027-03-14", 60, 0, H(4)))).toEqual([
+      "2027-03-14T05:00:00.000Z",
+      "2027-03-14T06:00:00.000Z",
+      "2027-03-14T07:00:00.000Z",
+    ]);
     const fallBack = oneWindow("America/New_York", "2027-11-07", 60, 0, H(3));
-    expect(starts(fallBack)).toEqual(["2027-11-07T04:00:00.000Z", "2027-11-07T05:00:00.000Z", "2027-11-07T06:00:00.000Z", "2027-11-07T07:00:00.000Z"]);
+    expect(starts(fallBack)).toEqual([
+      "2027-11-07T04:00:00.000Z",
+      "2027-11-07T05:00:00.000Z",
+      "2027-11-07T06:00:00.000Z",
+      "2027-11-07T07:00:00.000Z",
+    ]);
     expect(fallBack.map((s) => s.startLocal.slice(11))).toEqual(["00:00", "01:00", "01:00", "02:00"]);
     expect(starts(oneWindow("America/New_York", "2027-11-07", 60, H(9), H(10)))).toEqual(["2027-11-07T14:00:00.000Z"]);
   });
@@ -269,7 +392,8 @@ describe("the slot grid on DST days and in other zones", () => {
     const slots = computeSlots(q);
     expect(slots).toHaveLength(22 * 16);
     expect(slots.every((s) => s.startLocal.slice(11) >= "09:00" && s.startLocal.slice(11) <= "16:30")).toBe(true);
-    const utcHours = (date: string) => slots.filter((s) => s.startLocal.startsWith(date)).map((s) => new Date(s.start).getUTCHours());
+    const utcHours = (date: string) =>
+      slots.filter((s) => s.startLocal.startsWith(date)).map((s) => new Date(s.start).getUTCHours());
     expect(utcHours("2027-03-26")[0]).toBe(8);
     expect(utcHours("2027-03-29")[0]).toBe(7);
   });
@@ -289,21 +413,30 @@ const busyArb = fc
   .map(([s, len]): Interval => ({ start: DAY_START + s * MINUTE, end: DAY_START + (s + len) * MINUTE }));
 
 /** Minute-by-minute model: every grid start of every window, checked minute by minute. */
-function bruteForce(clinic: WeeklyPeriod[], providers: ProviderSchedule[], closures: Interval[], duration: number, nowMin: number): Map<number, string[]> {
+function bruteForce(
+  clinic: WeeklyPeriod[],
+  providers: ProviderSchedule[],
+  closures: Interval[],
+  duration: number,
+  nowMin: number,
+): Map<number, string[]> {
   const openMinutes = (periods: readonly WeeklyPeriod[], weekday: number) => {
     const minutes = new Array<boolean>(1440).fill(false);
-    for (const p of periods) if (p.weekday === weekday) for (let m = p.opensMin; m < p.closesMin; m++) minutes[m] = true;
+    for (const p of periods)
+      if (p.weekday === weekday) for (let m = p.opensMin; m < p.closesMin; m++) minutes[m] = true;
     return minutes;
   };
   const busyMinutes = (list: readonly Interval[]) => {
     const minutes = new Array<boolean>(SPAN).fill(false);
-    for (const b of list) for (let m = Math.max(0, (b.start - DAY_START) / MINUTE); m < Math.min(SPAN, (b.end - DAY_START) / MINUTE); m++) minutes[m] = true;
+    for (const b of list)
+      for (let m = Math.max(0, (b.start - DAY_START) / MINUTE); m < Math.min(SPAN, (b.end - DAY_START) / MINUTE); m++)
+        minutes[m] = true;
     return minutes;
   };
   const closed = busyMinutes(closures);
   const result = new Map<number, string[]>();
   for (const provider of [...providers].sort((a, b) => (a.providerId < b.providerId ? -1 : 1))) {
-    const busy = busyMinutes((provider.closures ?? []));
+    const busy = busyMinutes(provider.closures ?? []);
     for (let d = 0; d < DAYS; d++) {
       const clinicOpen = openMinutes(clinic, d + 1);
       const providerOpen = openMinutes(provider.hours, d + 1);
@@ -331,12 +464,19 @@ describe("the slot grid agrees with a brute-force model", () => {
     fc.assert(
       fc.property(
         fc.array(periodArb, { minLength: 1, maxLength: 6 }),
-        fc.array(fc.tuple(fc.array(periodArb, { maxLength: 6 }), fc.array(busyArb, { maxLength: 8 })), { minLength: 1, maxLength: 4 }),
+        fc.array(fc.tuple(fc.array(periodArb, { maxLength: 6 }), fc.array(busyArb, { maxLength: 8 })), {
+          minLength: 1,
+          maxLength: 4,
+        }),
         fc.array(busyArb, { maxLength: 3 }),
         fc.integer({ min: 5, max: 240 }),
         fc.integer({ min: -1, max: SPAN }),
         (clinic, providerRaw, closures, duration, nowMin) => {
-          const providers = providerRaw.map(([hours, busy], k) => ({ providerId: `p${(k * 7) % 5}${k}`, hours, closures: busy }));
+          const providers = providerRaw.map(([hours, busy], k) => ({
+            providerId: `p${(k * 7) % 5}${k}`,
+            hours,
+            closures: busy,
+          }));
           const slots = computeSlots({
             timeZone: "UTC",
             fromDate: monday,
@@ -366,7 +506,10 @@ const dstDates = ["2027-03-28", "2027-10-31", "2027-03-14", "2027-11-07", "2027-
 
 function temporalModel(q: SlotQuery): { start: number; end: number; startLocal: string; providerIds: string[] }[] {
   const toInstant = (date: string, minute: number) =>
-    Temporal.PlainDate.from(date).toPlainDateTime().add({ minutes: minute }).toZonedDateTime(q.timeZone, { disambiguation: "compatible" }).epochMilliseconds;
+    Temporal.PlainDate.from(date)
+      .toPlainDateTime()
+      .add({ minutes: minute })
+      .toZonedDateTime(q.timeZone, { disambiguation: "compatible" }).epochMilliseconds;
   const windowsOf = (periods: readonly WeeklyPeriod[], weekday: number) =>
     normalize(periods.filter((p) => p.weekday === weekday).map((p) => ({ start: p.opensMin, end: p.closesMin })));
   const found = new Map<number, { start: number; end: number; startLocal: string; providerIds: string[] }>();
@@ -384,9 +527,13 @@ function temporalModel(q: SlotQuery): { start: number; end: number; startLocal: 
           for (let start = toInstant(date, from); start + step <= windowEnd; start += step) {
             const end = start + step;
             if (start <= q.nowMs) continue;
-            if ([...q.clinicClosures, ...(provider.closures ?? [])].some((b) => b.start < end && start < b.end)) continue;
+            if ([...q.clinicClosures, ...(provider.closures ?? [])].some((b) => b.start < end && start < b.end))
+              continue;
             const entry = found.get(start);
-            const startLocal = Temporal.Instant.fromEpochMilliseconds(start).toZonedDateTimeISO(q.timeZone).toPlainDateTime().toString({ smallestUnit: "minute" });
+            const startLocal = Temporal.Instant.fromEpochMilliseconds(start)
+              .toZonedDateTimeISO(q.timeZone)
+              .toPlainDateTime()
+              .toString({ smallestUnit: "minute" });
             if (!entry) found.set(start, { start, end, startLocal, providerIds: [provider.providerId] });
             else if (!entry.providerIds.includes(provider.providerId)) entry.providerIds.push(provider.providerId);
           }
@@ -399,20 +546,27 @@ function temporalModel(q: SlotQuery): { start: number; end: number; startLocal: 
 
 describe("the slot grid agrees with a Temporal-based model on DST days", () => {
   it("for random zones, dates around transitions, hours, busy times and durations", () => {
-    const dayPeriod = fc.tuple(fc.integer({ min: 0, max: 1430 }), fc.integer({ min: 10, max: 480 })).map(([o, len]) => ({ o, c: Math.min(1440, o + len) }));
+    const dayPeriod = fc
+      .tuple(fc.integer({ min: 0, max: 1430 }), fc.integer({ min: 10, max: 480 }))
+      .map(([o, len]) => ({ o, c: Math.min(1440, o + len) }));
     fc.assert(
       fc.property(
         fc.constantFrom(...dstZones),
         fc.constantFrom(...dstDates),
         fc.array(dayPeriod, { minLength: 1, maxLength: 3 }),
         fc.array(fc.array(dayPeriod, { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 3 }),
-        fc.array(fc.tuple(fc.integer({ min: -600, max: 2 * 1440 + 600 }), fc.integer({ min: 1, max: 180 })), { maxLength: 6 }),
+        fc.array(fc.tuple(fc.integer({ min: -600, max: 2 * 1440 + 600 }), fc.integer({ min: 1, max: 180 })), {
+          maxLength: 6,
+        }),
         fc.integer({ min: 10, max: 120 }),
         (tz, date, clinicRaw, providerRaw, busyRaw, duration) => {
           const fromDate = addDays(date, -1);
           const toDate = addDays(date, 1);
           // The same periods every day of the week, so that every date of the range has hours.
-          const weekly = (list: { o: number; c: number }[]) => [1, 2, 3, 4, 5, 6, 7].flatMap((weekday) => list.map(({ o, c }) => ({ weekday, opensMin: o, closesMin: c })));
+          const weekly = (list: { o: number; c: number }[]) =>
+            [1, 2, 3, 4, 5, 6, 7].flatMap((weekday) =>
+              list.map(({ o, c }) => ({ weekday, opensMin: o, closesMin: c })),
+            );
           const origin = Date.parse(`${fromDate}T00:00:00Z`);
           const busy = busyRaw.map(([s, len]) => ({ start: origin + s * MINUTE, end: origin + (s + len) * MINUTE }));
           const q: SlotQuery = {
@@ -423,7 +577,11 @@ describe("the slot grid agrees with a Temporal-based model on DST days", () => {
             nowMs: 0,
             clinicHours: weekly(clinicRaw),
             clinicClosures: busy.slice(0, 1),
-            providers: providerRaw.map((hours, k) => ({ providerId: `p${2 - k}`, hours: weekly(hours), closures: busy.slice(k) })),
+            providers: providerRaw.map((hours, k) => ({
+              providerId: `p${2 - k}`,
+              hours: weekly(hours),
+              closures: busy.slice(k),
+            })),
           };
           expect(computeSlots(q)).toEqual(temporalModel(q));
         },

@@ -86,8 +86,12 @@ describe("wall clock → instant", () => {
   });
 
   it("carries minutes beyond the day into the next or previous date", () => {
-    expect(wallClockToInstant("2027-03-27", 1440 + 180, "Europe/Berlin")).toBe(wallClockToInstant("2027-03-28", 180, "Europe/Berlin"));
-    expect(wallClockToInstant("2027-03-29", -60, "Europe/Berlin")).toBe(wallClockToInstant("2027-03-28", 1380, "Europe/Berlin"));
+    expect(wallClockToInstant("2027-03-27", 1440 + 180, "Europe/Berlin")).toBe(
+      wallClockToInstant("2027-03-28", 180, "Europe/Berlin"),
+    );
+    expect(wallClockToInstant("2027-03-29", -60, "Europe/Berlin")).toBe(
+      wallClockToInstant("2027-03-28", 1380, "Europe/Berlin"),
+    );
   });
 
   it("agrees with Temporal's compatible conversion for every zone, date and minute, cold or warm", () => {
@@ -104,7 +108,9 @@ describe("wall clock → instant", () => {
     for (const tz of ["Europe/Berlin", "America/Santiago", "Australia/Lord_Howe"]) {
       for (const date of transitionDates(tz).filter((_, k) => k % 3 === 1)) {
         for (let minute = 0; minute <= 1440; minute += 5) {
-          expect(wallClockToInstant(date, minute, tz), `${tz} ${date} ${minute}`).toBe(temporalInstant(date, minute, tz));
+          expect(wallClockToInstant(date, minute, tz), `${tz} ${date} ${minute}`).toBe(
+            temporalInstant(date, minute, tz),
+          );
         }
       }
     }
@@ -196,7 +202,8 @@ describe("dates and times of day", () => {
     expect(parse("00:00")).toBe(0);
     expect(parse("09:30")).toBe(570);
     expect(parse("24:00")).toBe(1440);
-    for (const bad of ["24:01", "25:00", "9:00", "12:60", "12:5", "1200", "12:00:00", " 12:00", "", "ab:cd"]) expect(parse(bad), bad).toBeNull();
+    for (const bad of ["24:01", "25:00", "9:00", "12:60", "12:5", "1200", "12:00:00", " 12:00", "", "ab:cd"])
+      expect(parse(bad), bad).toBeNull();
     expect(formatTimeOfDay(0)).toBe("00:00");
     expect(formatTimeOfDay(570)).toBe("09:30");
     expect(formatTimeOfDay(1440)).toBe("24:00");

@@ -57,15 +57,24 @@ export const appointments = pgTable(
       columns: [t.clinicId, t.providerId],
       foreignColumns: [clinicMembers.clinicId, clinicMembers.userId],
     }),
-    foreignKey({ name: "appointments_booked_by_fk", columns: [t.bookedByUserId], foreignColumns: [users.id] }).onDelete("set null"),
-    foreignKey({ name: "appointments_patient_user_fk", columns: [t.patientUserId], foreignColumns: [users.id] }).onDelete("set null"),
+    foreignKey({ name: "appointments_booked_by_fk", columns: [t.bookedByUserId], foreignColumns: [users.id] }).onDelete(
+      "set null",
+    ),
+    foreignKey({
+      name: "appointments_patient_user_fk",
+      columns: [t.patientUserId],
+      foreignColumns: [users.id],
+    }).onDelete("set null"),
     check("appointments_status_check", sql`${t.status} in ('booked', 'canceled')`),
     check("appointments_time_range", sql`${t.endsAt} > ${t.startsAt}`),
     check(
       "appointments_occupied_consistent",
       sql`${t.occupiedStart} = ${t.startsAt} - ${t.bufferBeforeMin} * interval '1 minute' and ${t.occupiedEnd} = ${t.endsAt} + ${t.bufferAfterMin} * interval '1 minute'`,
     ),
-    check("appointments_buffers_range", sql`${t.bufferBeforeMin} between 0 and 240 and ${t.bufferAfterMin} between 0 and 240`),
+    check(
+      "appointments_buffers_range",
+      sql`${t.bufferBeforeMin} between 0 and 240 and ${t.bufferAfterMin} between 0 and 240`,
+    ),
     check("appointments_canceled_consistent", sql`(${t.status} = 'canceled') = (${t.canceledAt} is not null)`),
     index("appointments_clinic_start_idx").on(t.clinicId, t.startsAt, t.id),
     index("appointments_clinic_provider_start_idx").on(t.clinicId, t.providerId, t.startsAt),

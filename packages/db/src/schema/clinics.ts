@@ -1,5 +1,17 @@
 import { sql } from "drizzle-orm";
-import { bigint, boolean, check, foreignKey, index, integer, pgTable, primaryKey, text, unique, uuid } from "drizzle-orm/pg-core";
+import {
+  bigint,
+  boolean,
+  check,
+  foreignKey,
+  index,
+  integer,
+  pgTable,
+  primaryKey,
+  text,
+  unique,
+  uuid,
+} from "drizzle-orm/pg-core";
 import { idColumn, instant, tenantRowId, timestamps } from "./columns.ts";
 import { users } from "./users.ts";
 
@@ -14,14 +26,20 @@ export const clinics = pgTable(
     patientCancelCutoffMin: integer("patient_cancel_cutoff_min").notNull().default(1440),
     maxOpenBookingsPerPatient: integer("max_open_bookings_per_patient").notNull().default(3),
     // Reminders (docs/events.md#reminders): minutes before each appointment's start.
-    reminderOffsetsMin: integer("reminder_offsets_min").array().notNull().default(sql`'{1440}'::integer[]`),
+    reminderOffsetsMin: integer("reminder_offsets_min")
+      .array()
+      .notNull()
+      .default(sql`'{1440}'::integer[]`),
     ...timestamps("clinics"),
   },
   (t) => [
     check("clinics_name_length", sql`char_length(${t.name}) between 1 and 200`),
     check("clinics_patient_cancel_cutoff_range", sql`${t.patientCancelCutoffMin} between 0 and 10080`),
     check("clinics_max_open_bookings_range", sql`${t.maxOpenBookingsPerPatient} between 1 and 100`),
-    check("clinics_reminder_offsets", sql`cardinality(${t.reminderOffsetsMin}) <= 5 and 5 <= all(${t.reminderOffsetsMin}) and 20160 >= all(${t.reminderOffsetsMin})`),
+    check(
+      "clinics_reminder_offsets",
+      sql`cardinality(${t.reminderOffsetsMin}) <= 5 and 5 <= all(${t.reminderOffsetsMin}) and 20160 >= all(${t.reminderOffsetsMin})`,
+    ),
   ],
 );
 
@@ -102,6 +120,8 @@ export const clinicPatients = pgTable(
   },
   (t) => [
     primaryKey({ name: "clinic_patients_pkey", columns: [t.clinicId, t.userId] }),
-    foreignKey({ name: "clinic_patients_user_fk", columns: [t.userId], foreignColumns: [users.id] }).onDelete("cascade"),
+    foreignKey({ name: "clinic_patients_user_fk", columns: [t.userId], foreignColumns: [users.id] }).onDelete(
+      "cascade",
+    ),
   ],
 );

@@ -1,5 +1,18 @@
 import { sql } from "drizzle-orm";
-import { bigint, boolean, check, foreignKey, index, integer, jsonb, pgTable, primaryKey, text, unique, uuid } from "drizzle-orm/pg-core";
+import {
+  bigint,
+  boolean,
+  check,
+  foreignKey,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  unique,
+  uuid,
+} from "drizzle-orm/pg-core";
 import { clinicMembers, clinics } from "./clinics.ts";
 import { instant, tenantRowId, timestamps } from "./columns.ts";
 
@@ -83,7 +96,11 @@ export const webhookDeliveries = pgTable(
   (t) => [
     primaryKey({ name: "webhook_deliveries_pkey", columns: [t.clinicId, t.id] }),
     unique("webhook_deliveries_event_key").on(t.clinicId, t.webhookId, t.eventId),
-    foreignKey({ name: "webhook_deliveries_webhook_fk", columns: [t.clinicId, t.webhookId], foreignColumns: [webhooks.clinicId, webhooks.id] }).onDelete("cascade"),
+    foreignKey({
+      name: "webhook_deliveries_webhook_fk",
+      columns: [t.clinicId, t.webhookId],
+      foreignColumns: [webhooks.clinicId, webhooks.id],
+    }).onDelete("cascade"),
     check("webhook_deliveries_status_check", sql`${t.status} in ('pending', 'succeeded', 'failed')`),
     index("webhook_deliveries_webhook_created_idx").on(t.clinicId, t.webhookId, t.createdAt, t.id),
   ],
@@ -105,7 +122,11 @@ export const calendarFeeds = pgTable(
   (t) => [
     primaryKey({ name: "calendar_feeds_pkey", columns: [t.clinicId, t.id] }),
     unique("calendar_feeds_token_key").on(t.clinicId, t.tokenHash),
-    foreignKey({ name: "calendar_feeds_provider_fk", columns: [t.clinicId, t.providerId], foreignColumns: [clinicMembers.clinicId, clinicMembers.userId] }).onDelete("cascade"),
+    foreignKey({
+      name: "calendar_feeds_provider_fk",
+      columns: [t.clinicId, t.providerId],
+      foreignColumns: [clinicMembers.clinicId, clinicMembers.userId],
+    }).onDelete("cascade"),
   ],
 );
 
@@ -153,5 +174,8 @@ export const outbox = pgTable(
     startAfter: instant("start_after"),
     createdAt: instant("created_at").notNull().defaultNow(),
   },
-  (t) => [primaryKey({ name: "outbox_pkey", columns: [t.clinicId, t.jobId] }), index("outbox_created_idx").on(t.createdAt)],
+  (t) => [
+    primaryKey({ name: "outbox_pkey", columns: [t.clinicId, t.jobId] }),
+    index("outbox_created_idx").on(t.createdAt),
+  ],
 );

@@ -1,5 +1,17 @@
 import { sql } from "drizzle-orm";
-import { type AnyPgColumn, check, date, foreignKey, index, pgTable, primaryKey, smallint, text, unique, uuid } from "drizzle-orm/pg-core";
+import {
+  type AnyPgColumn,
+  check,
+  date,
+  foreignKey,
+  index,
+  pgTable,
+  primaryKey,
+  smallint,
+  text,
+  unique,
+  uuid,
+} from "drizzle-orm/pg-core";
 import { clinicMembers, clinics } from "./clinics.ts";
 import { instant, tenantRowId, timestamps } from "./columns.ts";
 
@@ -19,7 +31,10 @@ const scheduleOwner = () => ({
  * The owner's constraints: a provider owner is a member of the clinic (a removed member takes
  * their rows along), and the scope says exactly whether there is a provider.
  */
-function scheduleOwnerConstraints(table: string, t: { clinicId: AnyPgColumn; scope: AnyPgColumn; providerId: AnyPgColumn }) {
+function scheduleOwnerConstraints(
+  table: string,
+  t: { clinicId: AnyPgColumn; scope: AnyPgColumn; providerId: AnyPgColumn },
+) {
   return [
     foreignKey({
       name: `${table}_provider_fk`,
@@ -51,7 +66,10 @@ export const workHours = pgTable(
     primaryKey({ name: "work_hours_pkey", columns: [t.clinicId, t.id] }),
     ...scheduleOwnerConstraints("work_hours", t),
     check("work_hours_weekday_range", sql`${t.weekday} between 1 and 7`),
-    check("work_hours_time_range", sql`${t.opensMin} >= 0 and ${t.closesMin} <= 1440 and ${t.closesMin} > ${t.opensMin}`),
+    check(
+      "work_hours_time_range",
+      sql`${t.opensMin} >= 0 and ${t.closesMin} <= 1440 and ${t.closesMin} > ${t.opensMin}`,
+    ),
     index("work_hours_clinic_owner_idx").on(t.clinicId, t.providerId, t.weekday, t.opensMin),
   ],
 );
@@ -114,7 +132,14 @@ export const dateOverridePeriods = pgTable(
   },
   (t) => [
     primaryKey({ name: "date_override_periods_pkey", columns: [t.clinicId, t.overrideId, t.opensMin] }),
-    foreignKey({ name: "date_override_periods_override_fk", columns: [t.clinicId, t.overrideId], foreignColumns: [dateOverrides.clinicId, dateOverrides.id] }).onDelete("cascade"),
-    check("date_override_periods_time_range", sql`${t.opensMin} >= 0 and ${t.closesMin} <= 1440 and ${t.closesMin} > ${t.opensMin}`),
+    foreignKey({
+      name: "date_override_periods_override_fk",
+      columns: [t.clinicId, t.overrideId],
+      foreignColumns: [dateOverrides.clinicId, dateOverrides.id],
+    }).onDelete("cascade"),
+    check(
+      "date_override_periods_time_range",
+      sql`${t.opensMin} >= 0 and ${t.closesMin} <= 1440 and ${t.closesMin} > ${t.opensMin}`,
+    ),
   ],
 );

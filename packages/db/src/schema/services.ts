@@ -1,5 +1,17 @@
 import { sql } from "drizzle-orm";
-import { boolean, check, foreignKey, index, integer, jsonb, numeric, pgTable, primaryKey, text, uuid } from "drizzle-orm/pg-core";
+import {
+  boolean,
+  check,
+  foreignKey,
+  index,
+  integer,
+  jsonb,
+  numeric,
+  pgTable,
+  primaryKey,
+  text,
+  uuid,
+} from "drizzle-orm/pg-core";
 import { clinicMembers, clinics } from "./clinics.ts";
 import { instant, tenantRowId, timestamps } from "./columns.ts";
 
@@ -35,10 +47,16 @@ export const services = pgTable(
     check("services_duration_range", sql`${t.durationMin} between 1 and 1440`),
     check("services_price_non_negative", sql`${t.price} is null or ${t.price} >= 0`),
     check("services_name_length", sql`char_length(${t.name}) between 1 and 200`),
-    check("services_buffers_range", sql`${t.bufferBeforeMin} between 0 and 240 and ${t.bufferAfterMin} between 0 and 240`),
+    check(
+      "services_buffers_range",
+      sql`${t.bufferBeforeMin} between 0 and 240 and ${t.bufferAfterMin} between 0 and 240`,
+    ),
     check("services_slot_step_range", sql`${t.slotStepMin} is null or ${t.slotStepMin} between 5 and 1440`),
     check("services_min_notice_range", sql`${t.minNoticeMin} between 0 and 525600`),
-    check("services_booking_horizon_range", sql`${t.bookingHorizonDays} is null or ${t.bookingHorizonDays} between 1 and 730`),
+    check(
+      "services_booking_horizon_range",
+      sql`${t.bookingHorizonDays} is null or ${t.bookingHorizonDays} between 1 and 730`,
+    ),
     index("services_clinic_name_idx").on(t.clinicId, t.name, t.id),
     index("services_clinic_provider_idx").on(t.clinicId, t.providerId),
   ],

@@ -47,7 +47,10 @@ function buildMembershipQuery(db: Db) {
       versions: versionsOfClinicSql(sql.placeholder("clinicId")),
     })
     .from(clinics)
-    .leftJoin(clinicMembers, and(eq(clinicMembers.clinicId, sql.placeholder("clinicId")), eq(clinicMembers.userId, sql.placeholder("userId"))))
+    .leftJoin(
+      clinicMembers,
+      and(eq(clinicMembers.clinicId, sql.placeholder("clinicId")), eq(clinicMembers.userId, sql.placeholder("userId"))),
+    )
     .where(eq(clinics.id, sql.placeholder("clinicId")))
     .limit(1)
     .prepare("authorize_clinic");
@@ -87,7 +90,10 @@ export async function authorizeClinic(
       throw forbidden(`this action needs the ${minRole} role in the clinic`);
     }
   }
-  return { clinic: { id: row.id, name: row.name, timezone: row.timezone, versions: parseVersions(row.versions) }, membership };
+  return {
+    clinic: { id: row.id, name: row.name, timezone: row.timezone, versions: parseVersions(row.versions) },
+    membership,
+  };
 }
 
 /** A clinic that takes online bookings, as its patient routes see it. */

@@ -16,7 +16,11 @@ export function isClinicAdminOrAbove(caller: ClinicCaller): boolean {
 /** Provider-scope writes (hours, closures, date overrides, feeds): CLINIC_ADMIN or ADMIN, or the provider for their own. */
 export function assertMayManageProvider(caller: ClinicCaller, providerId: string | null): void {
   if (isClinicAdminOrAbove(caller) || caller.user.id === providerId) return;
-  throw forbidden(providerId ? "only a CLINIC_ADMIN or the provider themself may change a provider's schedule" : "this needs the CLINIC_ADMIN role");
+  throw forbidden(
+    providerId
+      ? "only a CLINIC_ADMIN or the provider themself may change a provider's schedule"
+      : "this needs the CLINIC_ADMIN role",
+  );
 }
 
 /** STAFF, CLINIC_ADMIN or a global ADMIN: who sees and handles every appointment of the clinic. */

@@ -31,7 +31,11 @@ export interface AuditQuery {
 
 type AuditRow = typeof auditLog.$inferSelect;
 
-const auditPages = keyset<AuditRow>("desc", { column: auditLog.createdAt, kind: "instant", of: (r) => r.createdAt }, { column: auditLog.id, kind: "uuid", of: (r) => r.id });
+const auditPages = keyset<AuditRow>(
+  "desc",
+  { column: auditLog.createdAt, kind: "instant", of: (r) => r.createdAt },
+  { column: auditLog.id, kind: "uuid", of: (r) => r.id },
+);
 
 const toAuditEntry = (r: AuditRow): AuditEntryView => ({
   id: r.id,
@@ -45,7 +49,10 @@ const toAuditEntry = (r: AuditRow): AuditEntryView => ({
 });
 
 /** The clinic's audit entries, newest first (created_at desc, id desc), keyset-paginated. */
-export async function listAuditEntries(db: Db, query: AuditQuery): Promise<{ entries: AuditEntryView[]; next_cursor: string | null }> {
+export async function listAuditEntries(
+  db: Db,
+  query: AuditQuery,
+): Promise<{ entries: AuditEntryView[]; next_cursor: string | null }> {
   const rows = await db
     .select()
     .from(auditLog)

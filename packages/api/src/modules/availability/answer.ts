@@ -41,7 +41,12 @@ export interface AvailabilityRequest {
 }
 
 /** The bookable slots of a service in a clinic over a date range (default: a week from today), through the cache. */
-export async function answerAvailability(db: Db, cache: AvailabilityCache, clinic: AvailabilityClinic, request: AvailabilityRequest): Promise<AvailabilityView> {
+export async function answerAvailability(
+  db: Db,
+  cache: AvailabilityCache,
+  clinic: AvailabilityClinic,
+  request: AvailabilityRequest,
+): Promise<AvailabilityView> {
   const { fromDate, toDate } = resolveDateRange(request.from, request.to, clinic.timezone, request.now);
   const { service, slots } = await availabilityWithCache(db, cache, {
     clinicId: clinic.id,
@@ -61,6 +66,11 @@ export async function answerAvailability(db: Db, cache: AvailabilityCache, clini
     duration_min: service.durationMin,
     from: fromDate,
     to: toDate,
-    slots: slots.map((slot) => ({ start: new Date(slot.start), end: new Date(slot.end), start_local: slot.startLocal, provider_ids: slot.providerIds })),
+    slots: slots.map((slot) => ({
+      start: new Date(slot.start),
+      end: new Date(slot.end),
+      start_local: slot.startLocal,
+      provider_ids: slot.providerIds,
+    })),
   };
 }

@@ -26,8 +26,9 @@ export interface AvailabilityQuery {
 const HOUR = 3_600_000;
 
 /** The cache key of an answer: what it is of, and the zone its dates are in. */
-export const cacheKeyOf = (q: Pick<AvailabilityQuery, "clinicId" | "serviceId" | "providerId" | "fromDate" | "toDate" | "timeZone">) =>
-  `${q.clinicId}|${q.serviceId}|${q.providerId ?? ""}|${q.fromDate}|${q.toDate}|${q.timeZone}`;
+export const cacheKeyOf = (
+  q: Pick<AvailabilityQuery, "clinicId" | "serviceId" | "providerId" | "fromDate" | "toDate" | "timeZone">,
+) => `${q.clinicId}|${q.serviceId}|${q.providerId ?? ""}|${q.fromDate}|${q.toDate}|${q.timeZone}`;
 
 /** Misses of this process being computed, by cache key and the versions they were asked under. */
 const inFlight = new Map<string, Promise<CachedAvailability>>();
@@ -47,7 +48,8 @@ export async function availabilityWithCache(
 ): Promise<{ service: ServiceInfo; slots: Slot[]; cacheHit: boolean }> {
   const key = cacheKeyOf(query);
   const versions = query.versions ?? (await readVersions(db, query.clinicId));
-  const offered = (answer: CachedAvailability) => offeredAt(answer.slots, rulesOf(answer.service), query.now.getTime(), query.timeZone);
+  const offered = (answer: CachedAvailability) =>
+    offeredAt(answer.slots, rulesOf(answer.service), query.now.getTime(), query.timeZone);
   const hint = cache.peek(key);
   const cached = hint ? cache.get(key, versionKeyOf(versions, hint.dependsOn)) : undefined;
   cache.noteLookup(cached !== undefined);
@@ -62,7 +64,10 @@ export async function availabilityWithCache(
   }
   const computed = await computing;
   if (computed.slots.length > query.maxSlots) {
-    throw validationFailed("to", `the answer would hold ${computed.slots.length} slots, more than ${query.maxSlots}: ask for fewer dates or one provider`);
+    throw validationFailed(
+      "to",
+      `the answer would hold ${computed.slots.length} slots, more than ${query.maxSlots}: ask for fewer dates or one provider`,
+    );
   }
   return { service: computed.service, slots: offered(computed), cacheHit: false };
 
@@ -88,7 +93,8 @@ export async function availabilityWithCache(
     const dependsOn = [q.clinicId, ...candidates.map((c) => c.userId)];
     const answer: CachedAvailability = { service, slots, dependsOn };
     cache.noteZone(q.clinicId, q.timeZone);
-    if (slots.length <= q.maxSlots) cache.set(key, versionKeyOf(new Map(Object.entries(context.versions)), dependsOn), answer);
+    if (slots.length <= q.maxSlots)
+      cache.set(key, versionKeyOf(new Map(Object.entries(context.versions)), dependsOn), answer);
     return answer;
   }
 }

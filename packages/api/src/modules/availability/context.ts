@@ -43,11 +43,39 @@ const answerSchema = z.union([
       booking_horizon_days: z.number().nullable(),
     }),
     candidates: z.array(z.object({ user_id: z.string(), full_name: z.string(), status: z.enum(memberStatuses) })),
-    hours: z.array(z.object({ provider_id: z.string().nullable(), weekday: z.number(), opens_min: z.number(), closes_min: z.number() })),
-    overrides: z.array(z.object({ provider_id: z.string().nullable(), date: z.string(), opens_min: z.number().nullable(), closes_min: z.number().nullable() })),
-    closures: z.array(z.object({ provider_id: z.string().nullable(), starts_at: isoInstant, ends_at: isoInstant, reason: z.string().nullable() })),
+    hours: z.array(
+      z.object({
+        provider_id: z.string().nullable(),
+        weekday: z.number(),
+        opens_min: z.number(),
+        closes_min: z.number(),
+      }),
+    ),
+    overrides: z.array(
+      z.object({
+        provider_id: z.string().nullable(),
+        date: z.string(),
+        opens_min: z.number().nullable(),
+        closes_min: z.number().nullable(),
+      }),
+    ),
+    closures: z.array(
+      z.object({
+        provider_id: z.string().nullable(),
+        starts_at: isoInstant,
+        ends_at: isoInstant,
+        reason: z.string().nullable(),
+      }),
+    ),
     bookings: z.array(
-      z.object({ id: z.string(), provider_id: z.string(), starts_at: isoInstant, ends_at: isoInstant, buffer_before_min: z.number(), buffer_after_min: z.number() }),
+      z.object({
+        id: z.string(),
+        provider_id: z.string(),
+        starts_at: isoInstant,
+        ends_at: isoInstant,
+        buffer_before_min: z.number(),
+        buffer_after_min: z.number(),
+      }),
     ),
     day_load: z.record(z.string(), z.number()),
     schedule: z.record(z.string(), z.number()),
@@ -105,7 +133,10 @@ export interface ScheduleContextRequest {
  * The read. 404 for a missing appointment or service; `"rate limited"` when the counted window
  * is full. A service that is not active is answered (the caller decides: 422 to book it).
  */
-export async function readScheduleContext(db: Db, request: ScheduleContextRequest): Promise<ScheduleContext | "rate limited"> {
+export async function readScheduleContext(
+  db: Db,
+  request: ScheduleContextRequest,
+): Promise<ScheduleContext | "rate limited"> {
   const p = {
     rate: request.rate ?? null,
     service_id: request.serviceId ?? null,
@@ -118,8 +149,14 @@ export async function readScheduleContext(db: Db, request: ScheduleContextReques
     day_start: request.day?.start.toISOString() ?? null,
     day_end: request.day?.end.toISOString() ?? null,
   };
-  const [row] = rowsOf<{ answer: unknown }>(await db.execute(sql`select clinic_schedule_context(${request.clinicId}::uuid, ${JSON.stringify(p)}::jsonb) as answer`));
-  const answer = answerSchema.parse(typeof row?.answer === "string" ? (JSON.parse(row.answer) as unknown) : row?.answer);
+  const [row] = rowsOf<{ answer: unknown }>(
+    await db.execute(
+      sql`select clinic_schedule_context(${request.clinicId}::uuid, ${JSON.stringify(p)}::jsonb) as answer`,
+    ),
+  );
+  const answer = answerSchema.parse(
+    typeof row?.answer === "string" ? (JSON.parse(row.answer) as unknown) : row?.answer,
+  );
   if ("rate_limited" in answer) return "rate limited";
   if (!("service" in answer)) throw notFound("appointment");
   if (answer.service === null) throw notFound("service");
@@ -138,7 +175,16 @@ export async function readScheduleContext(db: Db, request: ScheduleContextReques
   };
   const a = answer.appointment;
   const appointment: CurrentAppointment | null = a
-    ? { serviceId: a.service_id, providerId: a.provider_id, startsAt: a.starts_at, endsAt: a.ends_at, status: a.status, bookedByUserId: a.booked_by_user_id, patientUserId: a.patient_user_id, revision: a.revision }
+    ? {
+        serviceId: a.service_id,
+        providerId: a.provider_id,
+        startsAt: a.starts_at,
+        endsAt: a.ends_at,
+        status: a.status,
+        bookedByUserId: a.booked_by_user_id,
+        patientUserId: a.patient_user_id,
+        revision: a.revision,
+      }
     : null;
   const candidates = answer.candidates.map((c) => ({ userId: c.user_id, fullName: c.full_name, status: c.status }));
   const schedule = buildSchedule(
@@ -146,17 +192,51 @@ export async function readScheduleContext(db: Db, request: ScheduleContextReques
     service,
     candidates,
     {
-      hours: answer.hours.map((h) => ({ providerId: h.provider_id, weekday: h.weekday, opensMin: h.opens_min, closesMin: h.closes_min })),
-      overrides: answer.overrides.map((o) => ({ providerId: o.provider_id, date: o.date, opensMin: o.opens_min, closesMin: o.closes_min })),
-      closures: answer.closures.map((c) => ({ providerId: c.provider_id, startsAt: c.starts_at, endsAt: c.ends_at, reason: c.reason })),
-      bookings: answer.bookings.map((b) => ({ id: b.id, providerId: b.provider_id, startsAt: b.starts_at, endsAt: b.ends_at, bufferBeforeMin: b.buffer_before_min, bufferAfterMin: b.buffer_after_min })),
+      hours: answer.hours.map((h) => ({
+        providerId: h.provider_id,
+        weekday: h.weekday,
+        opensMin: h.opens_min,
+        closesMin: h.closes_min,
+      })),
+      overrides: answer.overrides.map((o) => ({
+        providerId: o.provider_id,
+        date: o.date,
+        opensMin: o.opens_min,
+        closesMin: o.closes_min,
+      })),
+      closures: answer.closures.map((c) => ({
+        providerId: c.provider_id,
+        startsAt: c.starts_at,
+        endsAt: c.ends_at,
+        reason: c.reason,
+      })),
+      bookings: answer.bookings.map((b) => ({
+        id: b.id,
+        providerId: b.provider_id,
+        startsAt: b.starts_at,
+        endsAt: b.ends_at,
+        bufferBeforeMin: b.buffer_before_min,
+        bufferAfterMin: b.buffer_after_min,
+      })),
     },
   );
-  return { appointment, service, candidates, schedule, dayLoad: answer.day_load, scheduleVersions: answer.schedule, versions: answer.versions };
+  return {
+    appointment,
+    service,
+    candidates,
+    schedule,
+    dayLoad: answer.day_load,
+    scheduleVersions: answer.schedule,
+    versions: answer.versions,
+  };
 }
 
 /** NOT_A_PROVIDER when a named provider cannot deliver the service (the service's assigned one, or a provider of the clinic). */
-export function assertCandidate(service: ServiceInfo, providerId: string | undefined, candidates: readonly unknown[]): void {
+export function assertCandidate(
+  service: ServiceInfo,
+  providerId: string | undefined,
+  candidates: readonly unknown[],
+): void {
   if (service.providerId && providerId && providerId !== service.providerId) {
     throw new DomainError("NOT_A_PROVIDER", "provider_id is not the provider assigned to this service");
   }

@@ -17,7 +17,9 @@ export const explanationOutput = z.object({
       provider_id: z.string(),
       provider_name: z.string(),
       bookable: z.boolean(),
-      reasons: z.array(z.object({ code: z.enum(reasonCodes), detail: z.string(), appointment_id: z.string().optional() })),
+      reasons: z.array(
+        z.object({ code: z.enum(reasonCodes), detail: z.string(), appointment_id: z.string().optional() }),
+      ),
     }),
   ),
 });
@@ -35,11 +37,20 @@ export interface ExplainQuery {
 }
 
 /** The sentence of one reason, in the clinic's wall-clock time. */
-function detailOf(reason: Reason, service: ServiceInfo, timeZone: string, date: string, status: string, now: Date): string {
+function detailOf(
+  reason: Reason,
+  service: ServiceInfo,
+  timeZone: string,
+  date: string,
+  status: string,
+  now: Date,
+): string {
   const local = (ms: number) => formatLocal(ms, timeZone).replace("T", " ");
   const time = (ms: number) => formatLocal(ms, timeZone).slice(11);
   const windows = (list: readonly Interval[] | undefined) =>
-    list && list.length > 0 ? list.map((w) => `${formatTimeOfDay(w.start)}–${formatTimeOfDay(w.end)}`).join(", ") : "closed all day";
+    list && list.length > 0
+      ? list.map((w) => `${formatTimeOfDay(w.start)}–${formatTimeOfDay(w.end)}`).join(", ")
+      : "closed all day";
   const span = (i: Interval | undefined) => (i ? `${time(i.start)}–${time(i.end)}` : "");
   switch (reason.code) {
     case "IN_PAST":
@@ -80,7 +91,12 @@ export async function explainAvailability(db: Db, query: ExplainQuery): Promise<
     async (tx) => {
       const service = await loadBookableService(tx, query.clinicId, query.serviceId);
       const candidates = await candidatesOf(tx, query.clinicId, service, query.providerId);
-      const schedule = await loadSchedule(tx, { clinicId: query.clinicId, timeZone: query.timeZone, fromDate: date, toDate: date }, service, candidates);
+      const schedule = await loadSchedule(
+        tx,
+        { clinicId: query.clinicId, timeZone: query.timeZone, fromDate: date, toDate: date },
+        service,
+        candidates,
+      );
       const explanation = explainStart({ ...schedule, nowMs: query.now.getTime() }, query.start.getTime());
       const byId = new Map(candidates.map((c) => [c.userId, c]));
       const providers = explanation.providers.map((p) => {
@@ -96,7 +112,12 @@ export async function explainAvailability(db: Db, query: ExplainQuery): Promise<
           })),
         };
       });
-      return { start: new Date(explanation.start), end: new Date(explanation.end), bookable: providers.some((p) => p.bookable), providers };
+      return {
+        start: new Date(explanation.start),
+        end: new Date(explanation.end),
+        bookable: providers.some((p) => p.bookable),
+        providers,
+      };
     },
     { isolationLevel: "repeatable read", accessMode: "read only" },
   );

@@ -42,7 +42,10 @@ function buildQuery(db: Db) {
         where v.clinic_id = ${sql.placeholder("clinicId")} and v.scope_id = any (string_to_array(${sql.placeholder("scopes")}, ',')::uuid[]))`,
     })
     .from(clinics)
-    .leftJoin(clinicMembers, and(eq(clinicMembers.clinicId, sql.placeholder("clinicId")), eq(clinicMembers.userId, sql.placeholder("userId"))))
+    .leftJoin(
+      clinicMembers,
+      and(eq(clinicMembers.clinicId, sql.placeholder("clinicId")), eq(clinicMembers.userId, sql.placeholder("userId"))),
+    )
     .where(eq(clinics.id, sql.placeholder("clinicId")))
     .limit(1)
     .prepare("fast_availability");
@@ -53,7 +56,9 @@ const iso = (ms: number) => new Date(ms).toISOString();
 
 /** The answer's slots as JSON, each once (the same text the procedure's answer serializes to). */
 function fragmentsOf(answer: CachedAvailability): string[] {
-  answer.fragments ??= answer.slots.map((s) => JSON.stringify({ start: iso(s.start), end: iso(s.end), start_local: s.startLocal, provider_ids: s.providerIds }));
+  answer.fragments ??= answer.slots.map((s) =>
+    JSON.stringify({ start: iso(s.start), end: iso(s.end), start_local: s.startLocal, provider_ids: s.providerIds }),
+  );
   return answer.fragments;
 }
 
@@ -69,7 +74,11 @@ function matches(ifNoneMatch: string | undefined, etag: string): boolean {
  * answer's versions and the part of it the clock leaves (notice, horizon, past starts): it changes
  * whenever the answer could.
  */
-export async function fastAvailability(db: Db, cache: AvailabilityCache, request: FastAvailabilityRequest): Promise<FastAvailabilityAnswer | undefined> {
+export async function fastAvailability(
+  db: Db,
+  cache: AvailabilityCache,
+  request: FastAvailabilityRequest,
+): Promise<FastAvailabilityAnswer | undefined> {
   const timeZone = cache.zoneOf(request.clinicId);
   if (!timeZone) return undefined;
   let range: { fromDate: string; toDate: string };
@@ -78,7 +87,13 @@ export async function fastAvailability(db: Db, cache: AvailabilityCache, request
   } catch {
     return undefined;
   }
-  const key = cacheKeyOf({ clinicId: request.clinicId, serviceId: request.serviceId, providerId: request.providerId, timeZone, ...range });
+  const key = cacheKeyOf({
+    clinicId: request.clinicId,
+    serviceId: request.serviceId,
+    providerId: request.providerId,
+    timeZone,
+    ...range,
+  });
   const hint = cache.peek(key);
   if (!hint) return undefined;
   let query = queries.get(db);
@@ -86,7 +101,11 @@ export async function fastAvailability(db: Db, cache: AvailabilityCache, request
     query = buildQuery(db);
     queries.set(db, query);
   }
-  const [row] = await query.execute({ clinicId: request.clinicId, userId: request.userId, scopes: hint.dependsOn.join(",") });
+  const [row] = await query.execute({
+    clinicId: request.clinicId,
+    userId: request.userId,
+    scopes: hint.dependsOn.join(","),
+  });
   if (!row || row.timezone !== timeZone) return undefined;
   if (request.online ? !row.onlineBooking : row.role === null) return undefined;
   const versions = new Map<string, number>();

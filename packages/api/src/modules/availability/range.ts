@@ -12,17 +12,29 @@ const firstSupportedDate = "1900-01-01";
 const lastSupportedDate = "9999-12-29";
 
 function assertSupported(path: "from" | "to", date: string): void {
-  if (date < firstSupportedDate || date > lastSupportedDate) throw validationFailed(path, `must be a date from ${firstSupportedDate} to ${lastSupportedDate}`);
+  if (date < firstSupportedDate || date > lastSupportedDate)
+    throw validationFailed(path, `must be a date from ${firstSupportedDate} to ${lastSupportedDate}`);
 }
 
 /**
  * The inclusive local date range of a query: default today … today+6 in the clinic's zone (a
  * default end is cut at the last supported date); at most 62 dates, `to` not before `from`.
  */
-export function resolveDateRange(from: string | undefined, to: string | undefined, timeZone: string, now: Date): { fromDate: string; toDate: string } {
+export function resolveDateRange(
+  from: string | undefined,
+  to: string | undefined,
+  timeZone: string,
+  now: Date,
+): { fromDate: string; toDate: string } {
   if (from !== undefined) assertSupported("from", from);
   if (to !== undefined) assertSupported("to", to);
-  const fromDate = from ?? (to ? (daysBetween(firstSupportedDate, to) >= 6 ? addDays(to, -6) : firstSupportedDate) : localDateOf(now.getTime(), timeZone));
+  const fromDate =
+    from ??
+    (to
+      ? daysBetween(firstSupportedDate, to) >= 6
+        ? addDays(to, -6)
+        : firstSupportedDate
+      : localDateOf(now.getTime(), timeZone));
   const toDate = to ?? (daysBetween(fromDate, lastSupportedDate) >= 6 ? addDays(fromDate, 6) : lastSupportedDate);
   const span = daysBetween(fromDate, toDate);
   if (span < 0) throw validationFailed("to", "must not be before from");

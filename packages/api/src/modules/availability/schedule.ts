@@ -2,13 +2,23 @@
 import { type SQL, and, between, eq, gt, inArray, isNull, lt, ne, or } from "drizzle-orm";
 import { appointments, closures, type Db, dateOverridePeriods, dateOverrides, workHours } from "@clinic/db";
 import type { Interval } from "../../domain/intervals.ts";
-import { type Booking, type DateOverride, type ProviderSchedule, type SlotQuery, type WeeklyPeriod } from "../../domain/slots.ts";
+import {
+  type Booking,
+  type DateOverride,
+  type ProviderSchedule,
+  type SlotQuery,
+  type WeeklyPeriod,
+} from "../../domain/slots.ts";
 import { addDays, wallClockToInstant } from "../../domain/timezone.ts";
 import { type Candidate, type ServiceInfo, rulesOf } from "./service.ts";
 
 /** "Booked appointments of these providers of the clinic": what occupies a provider's time. */
 export function bookedAppointmentsOf(clinicId: string, providerIds: string[]): SQL | undefined {
-  return and(eq(appointments.clinicId, clinicId), eq(appointments.status, "booked"), inArray(appointments.providerId, providerIds));
+  return and(
+    eq(appointments.clinicId, clinicId),
+    eq(appointments.status, "booked"),
+    inArray(appointments.providerId, providerIds),
+  );
 }
 
 /** Where and when: the clinic, its zone and the local dates to read schedules for. */
@@ -36,7 +46,12 @@ const HOUR = 3_600_000;
  * for the scope, and builds the engine's query with the service's rules. Providers carry whether
  * they are approved (only approved ones offer slots; explanations name the others).
  */
-export async function loadSchedule(db: Db, scope: ScheduleScope, service: ServiceInfo, candidates: readonly Pick<Candidate, "userId" | "status">[]): Promise<LoadedSchedule> {
+export async function loadSchedule(
+  db: Db,
+  scope: ScheduleScope,
+  service: ServiceInfo,
+  candidates: readonly Pick<Candidate, "userId" | "status">[],
+): Promise<LoadedSchedule> {
   const { clinicId } = scope;
   const providerIds = candidates.map((c) => c.userId);
   // Instants that surely cover every local date of the range in any time zone (UTC−12 … +14),
@@ -44,22 +59,57 @@ export async function loadSchedule(db: Db, scope: ScheduleScope, service: Servic
   const rangeStart = new Date(wallClockToInstant(scope.fromDate, 0, "UTC") - 44 * HOUR);
   const rangeEnd = new Date(wallClockToInstant(addDays(scope.toDate, 1), 0, "UTC") + 44 * HOUR);
   const hasProviders = providerIds.length > 0;
-  const ownedByScope = (providerColumn: typeof workHours.providerId | typeof closures.providerId | typeof dateOverrides.providerId) =>
-    hasProviders ? or(isNull(providerColumn), inArray(providerColumn, providerIds)) : isNull(providerColumn);
+  const ownedByScope = (
+    providerColumn: typeof workHours.providerId | typeof closures.providerId | typeof dateOverrides.providerId,
+  ) => (hasProviders ? or(isNull(providerColumn), inArray(providerColumn, providerIds)) : isNull(providerColumn));
   const [hours, overrideRows, closureRows, booked] = await Promise.all([
     db
-      .select({ providerId: workHours.providerId, weekday: workHours.weekday, opensMin: workHours.opensMin, closesMin: workHours.closesMin })
+      .select({
+        providerId: workHours.providerId,
+        weekday: workHours.weekday,
+        opensMin: workHours.opensMin,
+        closesMin: workHours.closesMin,
+      })
       .from(workHours)
       .where(and(eq(workHours.clinicId, clinicId), ownedByScope(workHours.providerId))),
     db
-      .select({ providerId: dateOverrides.providerId, date: dateOverrides.date, opensMin: dateOverridePeriods.opensMin, closesMin: dateOverridePeriods.closesMin })
+      .select({
+        providerId: dateOverrides.providerId,
+        date: dateOverrides.date,
+        opensMin: dateOverridePeriods.opensMin,
+        closesMin: dateOverridePeriods.closesMin,
+      })
       .from(dateOverrides)
-      .leftJoin(dateOverridePeriods, and(eq(dateOverridePeriods.clinicId, dateOverrides.clinicId), eq(dateOverridePeriods.overrideId, dateOverrides.id)))
-      .where(and(eq(dateOverrides.clinicId, clinicId), between(dateOverrides.date, scope.fromDate, scope.toDate), ownedByScope(dateOverrides.providerId))),
+      .leftJoin(
+        dateOverridePeriods,
+        and(
+          eq(dateOverridePeriods.clinicId, dateOverrides.clinicId),
+          eq(dateOverridePeriods.overrideId, dateOverrides.id),
+        ),
+      )
+      .where(
+        and(
+          eq(dateOverrides.clinicId, clinicId),
+          between(dateOverrides.date, scope.fromDate, scope.toDate),
+          ownedByScope(dateOverrides.providerId),
+        ),
+      ),
     db
-      .select({ providerId: closures.providerId, startsAt: closures.startsAt, endsAt: closures.endsAt, reason: closures.reason })
+      .select({
+        providerId: closures.providerId,
+        startsAt: closures.startsAt,
+        endsAt: closures.endsAt,
+        reason: closures.reason,
+      })
       .from(closures)
-      .where(and(eq(closures.clinicId, clinicId), lt(closures.startsAt, rangeEnd), gt(closures.endsAt, rangeStart), ownedByScope(closures.providerId))),
+      .where(
+        and(
+          eq(closures.clinicId, clinicId),
+          lt(closures.startsAt, rangeEnd),
+          gt(closures.endsAt, rangeStart),
+          ownedByScope(closures.providerId),
+        ),
+      ),
     hasProviders
       ? db
           .select({
@@ -82,7 +132,12 @@ export async function loadSchedule(db: Db, scope: ScheduleScope, service: Servic
       : Promise.resolve([]),
   ]);
 
-  return buildSchedule(scope, service, candidates, { hours, overrides: overrideRows, closures: closureRows, bookings: booked });
+  return buildSchedule(scope, service, candidates, {
+    hours,
+    overrides: overrideRows,
+    closures: closureRows,
+    bookings: booked,
+  });
 }
 
 /** The rows a schedule is built from, as read for one scope (by loadSchedule, or by the booking read). */
@@ -91,11 +146,23 @@ export interface ScheduleRows {
   /** One row per period of an override; a row without a period is a closed day. */
   overrides: readonly { providerId: string | null; date: string; opensMin: number | null; closesMin: number | null }[];
   closures: readonly { providerId: string | null; startsAt: Date; endsAt: Date; reason: string | null }[];
-  bookings: readonly { id: string; providerId: string; startsAt: Date; endsAt: Date; bufferBeforeMin: number; bufferAfterMin: number }[];
+  bookings: readonly {
+    id: string;
+    providerId: string;
+    startsAt: Date;
+    endsAt: Date;
+    bufferBeforeMin: number;
+    bufferAfterMin: number;
+  }[];
 }
 
 /** The engine's query for the scope from its rows, with the service's rules. */
-export function buildSchedule(scope: ScheduleScope, service: ServiceInfo, candidates: readonly Pick<Candidate, "userId" | "status">[], rows: ScheduleRows): LoadedSchedule {
+export function buildSchedule(
+  scope: ScheduleScope,
+  service: ServiceInfo,
+  candidates: readonly Pick<Candidate, "userId" | "status">[],
+  rows: ScheduleRows,
+): LoadedSchedule {
   const providerIds = candidates.map((c) => c.userId);
   const byProvider = <T>() => new Map<string, T[]>(providerIds.map((id) => [id, []]));
   const clinicHours: WeeklyPeriod[] = [];
@@ -114,9 +181,14 @@ export function buildSchedule(scope: ScheduleScope, service: ServiceInfo, candid
       override = { date: o.date, periods: [] };
       overrides.set(key, override);
     }
-    if (o.opensMin !== null && o.closesMin !== null) (override.periods as { opensMin: number; closesMin: number }[]).push({ opensMin: o.opensMin, closesMin: o.closesMin });
+    if (o.opensMin !== null && o.closesMin !== null)
+      (override.periods as { opensMin: number; closesMin: number }[]).push({
+        opensMin: o.opensMin,
+        closesMin: o.closesMin,
+      });
   }
-  const overridesOf = (providerId: string | null) => [...overrides.entries()].filter(([key]) => key.startsWith(`${providerId ?? ""}|`)).map(([, o]) => o);
+  const overridesOf = (providerId: string | null) =>
+    [...overrides.entries()].filter(([key]) => key.startsWith(`${providerId ?? ""}|`)).map(([, o]) => o);
   const clinicClosures: ClosureInterval[] = [];
   const providerClosures = byProvider<ClosureInterval>();
   for (const c of rows.closures) {
@@ -126,7 +198,13 @@ export function buildSchedule(scope: ScheduleScope, service: ServiceInfo, candid
   }
   const bookings = byProvider<Booking>();
   for (const a of rows.bookings) {
-    bookings.get(a.providerId)?.push({ id: a.id, start: a.startsAt.getTime(), end: a.endsAt.getTime(), bufferBeforeMin: a.bufferBeforeMin, bufferAfterMin: a.bufferAfterMin });
+    bookings.get(a.providerId)?.push({
+      id: a.id,
+      start: a.startsAt.getTime(),
+      end: a.endsAt.getTime(),
+      bufferBeforeMin: a.bufferBeforeMin,
+      bufferAfterMin: a.bufferAfterMin,
+    });
   }
   return {
     ...rulesOf(service),
@@ -136,15 +214,13 @@ export function buildSchedule(scope: ScheduleScope, service: ServiceInfo, candid
     clinicHours,
     clinicOverrides: overridesOf(null),
     clinicClosures,
-    providers: candidates.map(
-      (c): ProviderSchedule => ({
-        providerId: c.userId,
-        approved: c.status === "approved",
-        hours: providerHours.get(c.userId) ?? [],
-        overrides: overridesOf(c.userId),
-        closures: providerClosures.get(c.userId) ?? [],
-        bookings: bookings.get(c.userId) ?? [],
-      }),
-    ),
+    providers: candidates.map((c): ProviderSchedule => ({
+      providerId: c.userId,
+      approved: c.status === "approved",
+      hours: providerHours.get(c.userId) ?? [],
+      overrides: overridesOf(c.userId),
+      closures: providerClosures.get(c.userId) ?? [],
+      bookings: bookings.get(c.userId) ?? [],
+    })),
   };
 }

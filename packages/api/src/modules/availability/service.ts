@@ -71,7 +71,12 @@ export interface Candidate {
  * (only approved ones produce slots). Naming a provider the service cannot have is 422
  * NOT_A_PROVIDER.
  */
-export async function candidatesOf(db: Db, clinicId: string, service: ServiceInfo, providerId: string | undefined): Promise<Candidate[]> {
+export async function candidatesOf(
+  db: Db,
+  clinicId: string,
+  service: ServiceInfo,
+  providerId: string | undefined,
+): Promise<Candidate[]> {
   if (service.providerId && providerId && providerId !== service.providerId) {
     throw new DomainError("NOT_A_PROVIDER", "provider_id is not the provider assigned to this service");
   }
@@ -79,7 +84,13 @@ export async function candidatesOf(db: Db, clinicId: string, service: ServiceInf
   const rows = await db
     .select({ userId: clinicMembers.userId, fullName: clinicMembers.fullName, status: clinicMembers.status })
     .from(clinicMembers)
-    .where(and(eq(clinicMembers.clinicId, clinicId), eq(clinicMembers.isProvider, true), wanted ? eq(clinicMembers.userId, wanted) : undefined))
+    .where(
+      and(
+        eq(clinicMembers.clinicId, clinicId),
+        eq(clinicMembers.isProvider, true),
+        wanted ? eq(clinicMembers.userId, wanted) : undefined,
+      ),
+    )
     .orderBy(asc(clinicMembers.userId));
   if (providerId && !service.providerId && rows.length === 0) {
     throw new DomainError("NOT_A_PROVIDER", "provider_id is not a provider of this clinic");
@@ -88,6 +99,13 @@ export async function candidatesOf(db: Db, clinicId: string, service: ServiceInf
 }
 
 /** The approved candidates' ids: who offers slots. */
-export async function candidateProviders(db: Db, clinicId: string, service: ServiceInfo, providerId: string | undefined): Promise<string[]> {
-  return (await candidatesOf(db, clinicId, service, providerId)).filter((c) => c.status === "approved").map((c) => c.userId);
+export async function candidateProviders(
+  db: Db,
+  clinicId: string,
+  service: ServiceInfo,
+  providerId: string | undefined,
+): Promise<string[]> {
+  return (await candidatesOf(db, clinicId, service, providerId))
+    .filter((c) => c.status === "approved")
+    .map((c) => c.userId);
 }

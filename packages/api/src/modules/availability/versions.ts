@@ -14,7 +14,12 @@ import { type Db, availabilityVersions } from "@clinic/db";
  * booking that checked the old schedule to commit, and a booking that comes later waits for it and
  * then sees the new version.
  */
-export async function invalidateAvailability(db: Db, clinicId: string, scopeIds: readonly string[], options: { schedule?: boolean } = {}): Promise<void> {
+export async function invalidateAvailability(
+  db: Db,
+  clinicId: string,
+  scopeIds: readonly string[],
+  options: { schedule?: boolean } = {},
+): Promise<void> {
   const unique = [...new Set(scopeIds)].sort();
   if (unique.length === 0) return;
   const schedule = options.schedule ?? true;
@@ -32,7 +37,10 @@ export async function invalidateAvailability(db: Db, clinicId: string, scopeIds:
     .onConflictDoUpdate({
       target: [availabilityVersions.clinicId, availabilityVersions.scopeId],
       set: schedule
-        ? { version: sql`${availabilityVersions.version} + 1`, scheduleVersion: sql`${availabilityVersions.scheduleVersion} + 1` }
+        ? {
+            version: sql`${availabilityVersions.version} + 1`,
+            scheduleVersion: sql`${availabilityVersions.scheduleVersion} + 1`,
+          }
         : { version: sql`${availabilityVersions.version} + 1` },
     });
 }

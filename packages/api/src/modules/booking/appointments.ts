@@ -1,6 +1,13 @@
 import { and, eq, gte, lt } from "drizzle-orm";
 import { z } from "zod";
-import { type AppointmentStatus, appointments, appointmentStatuses, clinicMembers, type Db, services } from "@clinic/db";
+import {
+  type AppointmentStatus,
+  appointments,
+  appointmentStatuses,
+  clinicMembers,
+  type Db,
+  services,
+} from "@clinic/db";
 import { DomainError, forbidden, notFound } from "../../errors.ts";
 import { keyset } from "../../pagination.ts";
 import { instantOutput } from "../../schemas/wire.ts";
@@ -66,7 +73,10 @@ export function selectAppointments(db: Db) {
     .select(appointmentColumns)
     .from(appointments)
     .innerJoin(services, and(eq(services.clinicId, appointments.clinicId), eq(services.id, appointments.serviceId)))
-    .innerJoin(clinicMembers, and(eq(clinicMembers.clinicId, appointments.clinicId), eq(clinicMembers.userId, appointments.providerId)))
+    .innerJoin(
+      clinicMembers,
+      and(eq(clinicMembers.clinicId, appointments.clinicId), eq(clinicMembers.userId, appointments.providerId)),
+    )
     .$dynamic();
 }
 export type AppointmentRow = Awaited<ReturnType<typeof selectAppointments>>[number];
@@ -108,7 +118,8 @@ export async function getAppointment(db: Db, clinicId: string, id: string): Prom
 }
 
 /** Whose appointments a list shows: one clinic's (staff), or one patient's in every clinic (U1). */
-export type AppointmentOwner = { clinicId: string; patientUserId?: undefined } | { patientUserId: string; clinicId?: undefined };
+export type AppointmentOwner =
+  { clinicId: string; patientUserId?: undefined } | { patientUserId: string; clinicId?: undefined };
 
 export type AppointmentQuery = AppointmentOwner & {
   /** Starting at or after. */
@@ -123,11 +134,16 @@ export type AppointmentQuery = AppointmentOwner & {
 };
 
 /** A clinic's or a patient's appointments by start, filtered, keyset-paginated. */
-export async function listAppointments(db: Db, query: AppointmentQuery): Promise<{ appointments: AppointmentView[]; next_cursor: string | null }> {
+export async function listAppointments(
+  db: Db,
+  query: AppointmentQuery,
+): Promise<{ appointments: AppointmentView[]; next_cursor: string | null }> {
   const rows = await selectAppointments(db)
     .where(
       and(
-        query.clinicId !== undefined ? eq(appointments.clinicId, query.clinicId) : eq(appointments.patientUserId, query.patientUserId),
+        query.clinicId !== undefined
+          ? eq(appointments.clinicId, query.clinicId)
+          : eq(appointments.patientUserId, query.patientUserId),
         query.from ? gte(appointments.startsAt, query.from) : undefined,
         query.to ? lt(appointments.startsAt, query.to) : undefined,
         query.providerId ? eq(appointments.providerId, query.providerId) : undefined,
@@ -171,11 +187,21 @@ export async function lockAppointment(db: Db, clinicId: string, id: string, acto
     .where(and(eq(appointments.clinicId, clinicId), eq(appointments.id, id)))
     .for("update");
   if (!row || (actor.may === "mine-as-patient" && row.patientUserId !== actor.userId)) throw notFound("appointment");
-  if (actor.may === "booked-by-me" && row.bookedBy !== actor.userId) throw forbidden("your role may change only the appointments you booked");
-  if (actor.cutoffMin !== undefined && actor.now && row.status === "booked" && row.startsAt.getTime() - actor.now.getTime() < actor.cutoffMin * 60_000) {
-    throw new DomainError("CANCELLATION_CUTOFF", `changes are possible until ${String(actor.cutoffMin)} minutes before the start; please contact the clinic`, {
-      extra: { cutoff_min: actor.cutoffMin },
-    });
+  if (actor.may === "booked-by-me" && row.bookedBy !== actor.userId)
+    throw forbidden("your role may change only the appointments you booked");
+  if (
+    actor.cutoffMin !== undefined &&
+    actor.now &&
+    row.status === "booked" &&
+    row.startsAt.getTime() - actor.now.getTime() < actor.cutoffMin * 60_000
+  ) {
+    throw new DomainError(
+      "CANCELLATION_CUTOFF",
+      `changes are possible until ${String(actor.cutoffMin)} minutes before the start; please contact the clinic`,
+      {
+        extra: { cutoff_min: actor.cutoffMin },
+      },
+    );
   }
   return row;
 }

@@ -59,7 +59,11 @@ export function occupancyOf(start: Date, service: ServiceInfo) {
  *    plans reminders and webhook deliveries into the outbox, records the event last, and answers
  *    the appointment.
  */
-export async function bookAppointment(db: Db, request: BookingRequest, now: Date): Promise<{ appointment: AppointmentView; replayed: boolean }> {
+export async function bookAppointment(
+  db: Db,
+  request: BookingRequest,
+  now: Date,
+): Promise<{ appointment: AppointmentView; replayed: boolean }> {
   const fn = "clinic_book_appointment";
   const date = localDateOf(request.start.getTime(), request.timeZone);
   const idem =
@@ -84,10 +88,15 @@ export async function bookAppointment(db: Db, request: BookingRequest, now: Date
     let order: string[];
     try {
       // A read again after a schedule change is the same request: it is counted once.
-      context = await readStartContext(db, { ...request, date, rateLimit: attempt === 0 ? request.rateLimit : undefined }, now);
+      context = await readStartContext(
+        db,
+        { ...request, date, rateLimit: attempt === 0 ? request.rateLimit : undefined },
+        now,
+      );
       order = freeInRankOrder(context, request, now);
     } catch (error) {
-      if (error instanceof DomainError && idem !== null && error.domainCode !== "RATE_LIMITED") return replayOrRefuse(db, fn, request.clinicId, request.userId, idem, error);
+      if (error instanceof DomainError && idem !== null && error.domainCode !== "RATE_LIMITED")
+        return replayOrRefuse(db, fn, request.clinicId, request.userId, idem, error);
       throw error;
     }
     const occupancy = occupancyOf(request.start, context.service);
@@ -108,7 +117,8 @@ export async function bookAppointment(db: Db, request: BookingRequest, now: Date
       patient_phone: request.patient.phone_e164 ?? null,
       notes: request.notes ?? null,
       patient_user_id: request.patientUserId ?? null,
-      open_limit: request.openBookingLimit !== undefined && request.patientUserId !== undefined ? request.openBookingLimit : null,
+      open_limit:
+        request.openBookingLimit !== undefined && request.patientUserId !== undefined ? request.openBookingLimit : null,
       now: now.toISOString(),
     });
     if (written) return written;
@@ -123,12 +133,18 @@ function freeInRankOrder(context: ScheduleContext, request: BookingRequest, now:
   assertCandidate(service, request.providerId, candidates);
   const free = freeAt(context, request.start, now);
   if (free.size === 0) {
-    throw new DomainError("SLOT_UNAVAILABLE", `${request.start.toISOString()} is not an available slot of this service${request.providerId ? " for that provider" : ""}`);
+    throw new DomainError(
+      "SLOT_UNAVAILABLE",
+      `${request.start.toISOString()} is not an available slot of this service${request.providerId ? " for that provider" : ""}`,
+    );
   }
   const loadOf = (id: string) => context.dayLoad[id] ?? 0;
   return candidates
     .filter((c) => free.has(c.userId))
-    .sort((a, b) => loadOf(a.userId) - loadOf(b.userId) || compareText(a.fullName, b.fullName) || compareText(a.userId, b.userId))
+    .sort(
+      (a, b) =>
+        loadOf(a.userId) - loadOf(b.userId) || compareText(a.fullName, b.fullName) || compareText(a.userId, b.userId),
+    )
     .map((c) => c.userId);
 }
 

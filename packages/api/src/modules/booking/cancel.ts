@@ -7,7 +7,12 @@ import { type AppointmentActor, type AppointmentView, getAppointment, lockAppoin
 import { dropReminders } from "./reminders.ts";
 
 /** Cancels an appointment (idempotent) and frees its slot. */
-export async function cancelAppointment(db: Db, clinicId: string, id: string, actor: AppointmentActor): Promise<AppointmentView> {
+export async function cancelAppointment(
+  db: Db,
+  clinicId: string,
+  id: string,
+  actor: AppointmentActor,
+): Promise<AppointmentView> {
   return db.transaction(async (tx) => {
     const row = await lockAppointment(tx, clinicId, id, actor);
     if (row.status === "canceled") return getAppointment(tx, clinicId, id);

@@ -27,8 +27,15 @@ type WriteAnswer = z.infer<typeof writeSchema>;
 type ClinicFunction = "clinic_booking_context" | "clinic_book_appointment" | "clinic_reschedule_appointment";
 
 /** One statement: `select fn(clinic_id, p)`, answered as the function's jsonb. */
-async function callClinicFunction(db: Db, fn: ClinicFunction, clinicId: string, p: Record<string, unknown>): Promise<unknown> {
-  const [row] = rowsOf<{ answer: unknown }>(await db.execute(sql`select ${sql.identifier(fn)}(${clinicId}::uuid, ${JSON.stringify(p)}::jsonb) as answer`));
+async function callClinicFunction(
+  db: Db,
+  fn: ClinicFunction,
+  clinicId: string,
+  p: Record<string, unknown>,
+): Promise<unknown> {
+  const [row] = rowsOf<{ answer: unknown }>(
+    await db.execute(sql`select ${sql.identifier(fn)}(${clinicId}::uuid, ${JSON.stringify(p)}::jsonb) as answer`),
+  );
   const answer = row?.answer;
   return typeof answer === "string" ? (JSON.parse(answer) as unknown) : answer;
 }
@@ -97,7 +104,11 @@ export function freeAt(context: ScheduleContext, start: Date, now: Date): Set<st
 }
 
 /** The schedule versions of the clinic scope and these providers, as the read saw them (absent = 0). */
-export function scheduleOf(context: ScheduleContext, clinicId: string, providerIds: readonly string[]): Record<string, number> {
+export function scheduleOf(
+  context: ScheduleContext,
+  clinicId: string,
+  providerIds: readonly string[],
+): Record<string, number> {
   return Object.fromEntries([clinicId, ...providerIds].map((scope) => [scope, context.scheduleVersions[scope] ?? 0]));
 }
 
@@ -126,7 +137,11 @@ export async function replayOrRefuse(
   idem: { key: string; hash: string },
   refusal: DomainError,
 ): Promise<{ appointment: AppointmentView; replayed: boolean }> {
-  const answer = await write(db, fn, clinicId, { user_id: userId, idem, refuse: { code: refusal.domainCode, detail: refusal.message, extra: refusal.extra ?? {} } });
+  const answer = await write(db, fn, clinicId, {
+    user_id: userId,
+    idem,
+    refuse: { code: refusal.domainCode, detail: refusal.message, extra: refusal.extra ?? {} },
+  });
   if (!answer) throw refusal;
   return answer;
 }

@@ -3,4 +3,5 @@
 import { createHash } from "node:crypto";
 
 /** The hash a key's request is stored and compared by. */
-export const requestHash = (request: readonly unknown[]) => createHash("sha256").update(JSON.stringify(request)).digest("hex");
+export const requestHash = (request: readonly unknown[]) =>
+  createHash("sha256").update(JSON.stringify(request)).digest("hex");

@@ -19,7 +19,13 @@ export async function dropReminders(tx: Db, clinicId: string, appointmentId: str
   const planned = await tx
     .update(appointmentReminders)
     .set({ status: "dropped" })
-    .where(and(eq(appointmentReminders.clinicId, clinicId), eq(appointmentReminders.appointmentId, appointmentId), eq(appointmentReminders.status, "planned")))
+    .where(
+      and(
+        eq(appointmentReminders.clinicId, clinicId),
+        eq(appointmentReminders.appointmentId, appointmentId),
+        eq(appointmentReminders.status, "planned"),
+      ),
+    )
     .returning({ jobId: appointmentReminders.jobId });
   await cancelJobs(
     tx,
@@ -43,7 +49,11 @@ export async function runReminder(db: Db, job: ReminderJob): Promise<void> {
       eq(appointmentReminders.offsetMin, job.offsetMin),
       eq(appointmentReminders.startsAt, startsAt),
     );
-    const [reminder] = await tx.select({ status: appointmentReminders.status }).from(appointmentReminders).where(key).for("update");
+    const [reminder] = await tx
+      .select({ status: appointmentReminders.status })
+      .from(appointmentReminders)
+      .where(key)
+      .for("update");
     if (reminder?.status !== "planned") return;
     const [current] = await tx
       .select({ status: appointments.status, startsAt: appointments.startsAt })
@@ -52,8 +62,13 @@ export async function runReminder(db: Db, job: ReminderJob): Promise<void> {
     const due = current?.status === "booked" && current.startsAt.getTime() === startsAt.getTime();
     if (due) {
       const appointment = await getAppointment(tx, job.clinicId, job.appointmentId);
-      await recordChanges(tx, job.clinicId, [{ type: "appointment.reminder", data: { ...appointment, offset_min: job.offsetMin } }]);
+      await recordChanges(tx, job.clinicId, [
+        { type: "appointment.reminder", data: { ...appointment, offset_min: job.offsetMin } },
+      ]);
     }
-    await tx.update(appointmentReminders).set({ status: due ? "sent" : "dropped" }).where(key);
+    await tx
+      .update(appointmentReminders)
+      .set({ status: due ? "sent" : "dropped" })
+      .where(key);
   });
 }

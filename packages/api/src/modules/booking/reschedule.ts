@@ -29,21 +29,34 @@ export interface RescheduleRequest {
  * does not move (409 INVALID_TRANSITION). The write moves it only if it is still as the read saw
  * it (its revision), under its row lock and the exclusion constraint; otherwise it reads again.
  */
-export async function rescheduleAppointment(db: Db, request: RescheduleRequest, actor: AppointmentActor, now: Date): Promise<{ appointment: AppointmentView; replayed: boolean }> {
+export async function rescheduleAppointment(
+  db: Db,
+  request: RescheduleRequest,
+  actor: AppointmentActor,
+  now: Date,
+): Promise<{ appointment: AppointmentView; replayed: boolean }> {
   const fn = "clinic_reschedule_appointment";
   const { clinicId, appointmentId } = request;
   const date = localDateOf(request.start.getTime(), request.timeZone);
   const idem =
     request.idempotencyKey === undefined
       ? null
-      : { key: request.idempotencyKey, hash: requestHash(["reschedule", appointmentId, request.start.toISOString(), request.providerId ?? null]) };
+      : {
+          key: request.idempotencyKey,
+          hash: requestHash(["reschedule", appointmentId, request.start.toISOString(), request.providerId ?? null]),
+        };
   for (let attempt = 0; attempt < 3; attempt++) {
     let checked: { context: ScheduleContext; providerId: string; revision: number };
     try {
-      const context = await readStartContext(db, { ...request, date, rateLimit: attempt === 0 ? request.rateLimit : undefined }, now);
+      const context = await readStartContext(
+        db,
+        { ...request, date, rateLimit: attempt === 0 ? request.rateLimit : undefined },
+        now,
+      );
       checked = { context, ...checkMove(context, request, actor, now) };
     } catch (error) {
-      if (error instanceof DomainError && idem !== null && error.domainCode !== "RATE_LIMITED") return replayOrRefuse(db, fn, clinicId, actor.userId, idem, error);
+      if (error instanceof DomainError && idem !== null && error.domainCode !== "RATE_LIMITED")
+        return replayOrRefuse(db, fn, clinicId, actor.userId, idem, error);
       throw error;
     }
     const occupancy = occupancyOf(request.start, checked.context.service);
@@ -68,17 +81,35 @@ export async function rescheduleAppointment(db: Db, request: RescheduleRequest, 
 }
 
 /** Who may move it, whether it can move, and to whom: the provider it moves to, and the revision the check was made on. */
-function checkMove(context: ScheduleContext, request: RescheduleRequest, actor: AppointmentActor, now: Date): { providerId: string; revision: number } {
+function checkMove(
+  context: ScheduleContext,
+  request: RescheduleRequest,
+  actor: AppointmentActor,
+  now: Date,
+): { providerId: string; revision: number } {
   const current = context.appointment;
-  if (!current || (actor.may === "mine-as-patient" && current.patientUserId !== actor.userId)) throw notFound("appointment");
-  if (actor.may === "booked-by-me" && current.bookedByUserId !== actor.userId) throw forbidden("your role may change only the appointments you booked");
-  if (actor.cutoffMin !== undefined && actor.now && current.status === "booked" && current.startsAt.getTime() - actor.now.getTime() < actor.cutoffMin * 60_000) {
-    throw new DomainError("CANCELLATION_CUTOFF", `changes are possible until ${String(actor.cutoffMin)} minutes before the start; please contact the clinic`, {
-      extra: { cutoff_min: actor.cutoffMin },
-    });
+  if (!current || (actor.may === "mine-as-patient" && current.patientUserId !== actor.userId))
+    throw notFound("appointment");
+  if (actor.may === "booked-by-me" && current.bookedByUserId !== actor.userId)
+    throw forbidden("your role may change only the appointments you booked");
+  if (
+    actor.cutoffMin !== undefined &&
+    actor.now &&
+    current.status === "booked" &&
+    current.startsAt.getTime() - actor.now.getTime() < actor.cutoffMin * 60_000
+  ) {
+    throw new DomainError(
+      "CANCELLATION_CUTOFF",
+      `changes are possible until ${String(actor.cutoffMin)} minutes before the start; please contact the clinic`,
+      {
+        extra: { cutoff_min: actor.cutoffMin },
+      },
+    );
   }
   if (current.status !== "booked") {
-    throw new DomainError("INVALID_TRANSITION", "a canceled appointment cannot be rescheduled", { extra: { status: current.status } });
+    throw new DomainError("INVALID_TRANSITION", "a canceled appointment cannot be rescheduled", {
+      extra: { status: current.status },
+    });
   }
   const { service, candidates } = context;
   if (!service.isActive) throw new DomainError("SERVICE_INACTIVE", "the service is inactive and cannot be booked");
@@ -88,10 +119,18 @@ function checkMove(context: ScheduleContext, request: RescheduleRequest, actor: 
   assertCandidate(service, request.providerId, candidates);
   const target = candidates.find((c) => c.userId === providerId);
   if (target?.status !== "approved") {
-    throw new DomainError("SLOT_UNAVAILABLE", target ? `the provider is ${target.status} and takes no bookings` : "the appointment's provider no longer provides this service; name another provider");
+    throw new DomainError(
+      "SLOT_UNAVAILABLE",
+      target
+        ? `the provider is ${target.status} and takes no bookings`
+        : "the appointment's provider no longer provides this service; name another provider",
+    );
   }
   if (!freeAt(context, request.start, now).has(providerId)) {
-    throw new DomainError("SLOT_UNAVAILABLE", `${request.start.toISOString()} is not an available slot of this service for that provider`);
+    throw new DomainError(
+      "SLOT_UNAVAILABLE",
+      `${request.start.toISOString()} is not an available slot of this service for that provider`,
+    );
   }
   return { providerId, revision: current.revision };
 }

@@ -53,7 +53,15 @@ export async function createCalendarFeed(
 ): Promise<z.infer<typeof createdCalendarFeedOutput>> {
   const { token, hash } = newToken(clinicId);
   const row = returnedRow(
-    await db.insert(calendarFeeds).values({ clinicId, providerId: input.providerId, includePatientNames: input.includePatientNames, tokenHash: hash }).returning(),
+    await db
+      .insert(calendarFeeds)
+      .values({
+        clinicId,
+        providerId: input.providerId,
+        includePatientNames: input.includePatientNames,
+        tokenHash: hash,
+      })
+      .returning(),
     "calendar feed",
   );
   return { ...toFeed(row), url: `${baseUrl}/v1/calendar/${token}.ics` };
@@ -71,14 +79,20 @@ export async function listCalendarFeeds(db: Db, clinicId: string, providerId?: s
 
 /** A feed of the clinic, for an authorization decision about it; 404 when absent. */
 export async function getCalendarFeed(db: Db, clinicId: string, id: string): Promise<CalendarFeedView> {
-  const [row] = await db.select().from(calendarFeeds).where(and(eq(calendarFeeds.clinicId, clinicId), eq(calendarFeeds.id, id)));
+  const [row] = await db
+    .select()
+    .from(calendarFeeds)
+    .where(and(eq(calendarFeeds.clinicId, clinicId), eq(calendarFeeds.id, id)));
   if (!row) throw notFound("calendar feed");
   return toFeed(row);
 }
 
 /** Deletes a feed: its url answers 404 from then on. */
 export async function deleteCalendarFeed(db: Db, clinicId: string, id: string): Promise<void> {
-  const deleted = await db.delete(calendarFeeds).where(and(eq(calendarFeeds.clinicId, clinicId), eq(calendarFeeds.id, id))).returning({ id: calendarFeeds.id });
+  const deleted = await db
+    .delete(calendarFeeds)
+    .where(and(eq(calendarFeeds.clinicId, clinicId), eq(calendarFeeds.id, id)))
+    .returning({ id: calendarFeeds.id });
   if (deleted.length === 0) throw notFound("calendar feed");
 }
 
@@ -94,7 +108,11 @@ export async function renderCalendarFeed(db: Db, token: string, now: Date): Prom
   const parsed = parseToken(token);
   if (!parsed) throw notFound("calendar feed");
   const [feed] = await db
-    .select({ providerId: calendarFeeds.providerId, includePatientNames: calendarFeeds.includePatientNames, clinicName: clinics.name })
+    .select({
+      providerId: calendarFeeds.providerId,
+      includePatientNames: calendarFeeds.includePatientNames,
+      clinicName: clinics.name,
+    })
     .from(calendarFeeds)
     .innerJoin(clinics, eq(clinics.id, calendarFeeds.clinicId))
     .where(and(eq(calendarFeeds.clinicId, parsed.clinicId), eq(calendarFeeds.tokenHash, parsed.hash)));
@@ -110,7 +128,11 @@ export async function renderCalendarFeed(db: Db, token: string, now: Date): Prom
       ),
     )
     .orderBy(asc(appointments.startsAt), asc(appointments.id));
-  const calendar = ical({ name: feed.clinicName, prodId: { company: "Clinic Scheduling Service", product: "calendar-feed" }, ttl: 15 * 60 });
+  const calendar = ical({
+    name: feed.clinicName,
+    prodId: { company: "Clinic Scheduling Service", product: "calendar-feed" },
+    ttl: 15 * 60,
+  });
   for (const row of rows) {
     calendar.createEvent({
       id: row.id,

@@ -43,7 +43,15 @@ export async function searchServices(db: Db, clinicId: string, q: string, limit:
       order by 2 desc, ${similarity} desc, ${services.name} asc, ${services.id} asc
       limit ${limit}`);
     const hits = rowsOf<{ id: string; score: number | string }>(result);
-    const byId = new Map((await servicesByIds(tx, clinicId, hits.map((h) => h.id))).map((s) => [s.id, s]));
+    const byId = new Map(
+      (
+        await servicesByIds(
+          tx,
+          clinicId,
+          hits.map((h) => h.id),
+        )
+      ).map((s) => [s.id, s]),
+    );
     return hits.flatMap((hit) => {
       const service = byId.get(hit.id);
       return service ? [{ service, score: Math.round(Number(hit.score) * 1000) / 1000 }] : [];

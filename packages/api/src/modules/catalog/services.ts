@@ -4,7 +4,15 @@ import { DomainError, notFound, returnedRow } from "../../errors.ts";
 import { type Change, recordChanges } from "../events/index.ts";
 import { invalidateAvailability } from "../availability/index.ts";
 import { requireProvider } from "../members/index.ts";
-import { type ServiceRow, type ServiceView, getService, selectServices, servicePages, servicesByIds, toService } from "./view.ts";
+import {
+  type ServiceRow,
+  type ServiceView,
+  getService,
+  selectServices,
+  servicePages,
+  servicesByIds,
+  toService,
+} from "./view.ts";
 
 export interface ServiceListQuery {
   clinicId: string;
@@ -16,7 +24,10 @@ export interface ServiceListQuery {
 }
 
 /** Live services of a clinic ordered by name then id, keyset-paginated. */
-export async function listServices(db: Db, query: ServiceListQuery): Promise<{ services: ServiceView[]; next_cursor: string | null }> {
+export async function listServices(
+  db: Db,
+  query: ServiceListQuery,
+): Promise<{ services: ServiceView[]; next_cursor: string | null }> {
   const rows: ServiceRow[] = await selectServices(db, query.clinicId)
     .where(
       query.providerId !== undefined ? eq(services.providerId, query.providerId) : undefined,
@@ -34,11 +45,24 @@ export interface Actor {
   email: string;
 }
 
-const eventOf = { SERVICE_CREATED: "service.created", SERVICE_UPDATED: "service.updated", SERVICE_DELETED: "service.deleted" } as const;
+const eventOf = {
+  SERVICE_CREATED: "service.created",
+  SERVICE_UPDATED: "service.updated",
+  SERVICE_DELETED: "service.deleted",
+} as const;
 
 /** A service change: its event (the service as it is after) and its audit entry. */
-function serviceChange(action: keyof typeof eventOf, service: ServiceView, actor: Actor, details: Record<string, unknown>): Change {
-  return { type: eventOf[action], data: service, audit: { action, resourceId: service.id, userEmail: actor.email, details } };
+function serviceChange(
+  action: keyof typeof eventOf,
+  service: ServiceView,
+  actor: Actor,
+  details: Record<string, unknown>,
+): Change {
+  return {
+    type: eventOf[action],
+    data: service,
+    audit: { action, resourceId: service.id, userEmail: actor.email, details },
+  };
 }
 
 /** The booking rules of a service (docs/availability.md#booking-rules), as the API names them. */
@@ -70,7 +94,13 @@ const plainFields = {
   booking_horizon_days: "bookingHorizonDays",
 } as const satisfies Record<string, keyof typeof services.$inferSelect>;
 type PlainField = keyof typeof plainFields;
-const ruleFields: readonly PlainField[] = ["buffer_before_min", "buffer_after_min", "slot_step_min", "min_notice_min", "booking_horizon_days"];
+const ruleFields: readonly PlainField[] = [
+  "buffer_before_min",
+  "buffer_after_min",
+  "slot_step_min",
+  "min_notice_min",
+  "booking_horizon_days",
+];
 
 /** Fields whose change changes what availability returns. */
 const availabilityFields = new Set<string>(["provider_id", "duration_min", "is_active", ...ruleFields]);
@@ -79,7 +109,8 @@ const availabilityFields = new Set<string>(["provider_id", "duration_min", "is_a
 export async function createService(db: Db, clinicId: string, actor: Actor, input: NewService): Promise<ServiceView> {
   return db.transaction(async (tx) => {
     const providerId = input.provider_id ?? null;
-    const providerName = providerId === null ? null : await requireProvider(tx, clinicId, providerId, "NOT_A_PROVIDER", { lock: true });
+    const providerName =
+      providerId === null ? null : await requireProvider(tx, clinicId, providerId, "NOT_A_PROVIDER", { lock: true });
     const price = input.price ?? null;
     const row = returnedRow(
       await tx
@@ -115,7 +146,9 @@ export async function createService(db: Db, clinicId: string, actor: Actor, inpu
     await recordChanges(tx, clinicId, [
       serviceChange("SERVICE_CREATED", created, actor, {
         changed_fields: changedFields,
-        ...(providerId !== null ? { old_provider_id: null, new_provider_id: providerId, provider_name: providerName } : {}),
+        ...(providerId !== null
+          ? { old_provider_id: null, new_provider_id: providerId, provider_name: providerName }
+          : {}),
       }),
     ]);
     return created;
@@ -146,7 +179,13 @@ async function lockService(db: Db, clinicId: string, serviceId: string) {
  * audit entry. Only fields whose value actually differs count as changed; a patch that changes
  * nothing writes nothing (no audit entry, updated_at kept) and returns the service as it is.
  */
-export async function updateService(db: Db, clinicId: string, serviceId: string, actor: Actor, patch: ServicePatch): Promise<ServiceView> {
+export async function updateService(
+  db: Db,
+  clinicId: string,
+  serviceId: string,
+  actor: Actor,
+  patch: ServicePatch,
+): Promise<ServiceView> {
   return db.transaction(async (tx) => {
     const current = await lockService(tx, clinicId, serviceId);
     const set: Record<string, unknown> = {};
@@ -160,10 +199,17 @@ export async function updateService(db: Db, clinicId: string, serviceId: string,
     }
     let providerDetails: Record<string, unknown> = {};
     if (patch.provider_id !== undefined && patch.provider_id !== current.providerId) {
-      const providerName = patch.provider_id === null ? null : await requireProvider(tx, clinicId, patch.provider_id, "NOT_A_PROVIDER", { lock: true });
+      const providerName =
+        patch.provider_id === null
+          ? null
+          : await requireProvider(tx, clinicId, patch.provider_id, "NOT_A_PROVIDER", { lock: true });
       set.providerId = patch.provider_id;
       changed.push("provider_id");
-      providerDetails = { old_provider_id: current.providerId, new_provider_id: patch.provider_id, provider_name: providerName };
+      providerDetails = {
+        old_provider_id: current.providerId,
+        new_provider_id: patch.provider_id,
+        provider_name: providerName,
+      };
     }
     if (patch.is_active !== undefined && patch.is_active !== current.isActive) {
       // Re-activating a service whose provider has lost the provider flag meanwhile would make
@@ -183,7 +229,9 @@ export async function updateService(db: Db, clinicId: string, serviceId: string,
       await invalidateAvailability(tx, clinicId, [clinicId]);
     }
     const updated = await getService(tx, clinicId, serviceId);
-    await recordChanges(tx, clinicId, [serviceChange("SERVICE_UPDATED", updated, actor, { changed_fields: changed, ...providerDetails })]);
+    await recordChanges(tx, clinicId, [
+      serviceChange("SERVICE_UPDATED", updated, actor, { changed_fields: changed, ...providerDetails }),
+    ]);
     return updated;
   });
 }
@@ -202,7 +250,9 @@ export async function deleteService(db: Db, clinicId: string, serviceId: string,
       .set({ deletedAt: sql`now()` })
       .where(and(eq(services.clinicId, clinicId), eq(services.id, serviceId)));
     await invalidateAvailability(tx, clinicId, [clinicId]);
-    await recordChanges(tx, clinicId, [serviceChange("SERVICE_DELETED", last, actor, { changed_fields: ["deleted_at"] })]);
+    await recordChanges(tx, clinicId, [
+      serviceChange("SERVICE_DELETED", last, actor, { changed_fields: ["deleted_at"] }),
+    ]);
   });
 }
 
@@ -231,13 +281,19 @@ export async function bulkAssignServices(
     const found = new Set(rows.map((r) => r.id));
     const missing = ids.filter((id) => !found.has(id));
     if (missing.length > 0) {
-      throw new DomainError("NOT_FOUND", `service(s) not found: ${missing.join(", ")}`, { extra: { service_ids: missing } });
+      throw new DomainError("NOT_FOUND", `service(s) not found: ${missing.join(", ")}`, {
+        extra: { service_ids: missing },
+      });
     }
     const taken = rows.filter((r) => r.providerId !== null && r.providerId !== input.provider_id).map((r) => r.id);
     if (taken.length > 0) {
-      throw new DomainError("ALREADY_ASSIGNED", `service(s) already assigned to another provider: ${taken.join(", ")}; reassign them one by one with PATCH`, {
-        extra: { service_ids: taken },
-      });
+      throw new DomainError(
+        "ALREADY_ASSIGNED",
+        `service(s) already assigned to another provider: ${taken.join(", ")}; reassign them one by one with PATCH`,
+        {
+          extra: { service_ids: taken },
+        },
+      );
     }
     const toAssign = rows.filter((r) => r.providerId === null).map((r) => r.id);
     if (toAssign.length > 0) {
@@ -255,10 +311,14 @@ export async function bulkAssignServices(
       after
         .filter((service) => assigned.has(service.id))
         .map((service) =>
-          serviceChange("SERVICE_UPDATED", service, actor, { changed_fields: ["provider_id"], old_provider_id: null, new_provider_id: input.provider_id, provider_name: providerName }),
+          serviceChange("SERVICE_UPDATED", service, actor, {
+            changed_fields: ["provider_id"],
+            old_provider_id: null,
+            new_provider_id: input.provider_id,
+            provider_name: providerName,
+          }),
         ),
     );
     return after;
   });
 }
-

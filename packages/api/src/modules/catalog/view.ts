@@ -53,7 +53,10 @@ function servicesWithProvider(db: Db) {
   return db
     .select(serviceColumns)
     .from(services)
-    .leftJoin(clinicMembers, and(eq(clinicMembers.clinicId, services.clinicId), eq(clinicMembers.userId, services.providerId)))
+    .leftJoin(
+      clinicMembers,
+      and(eq(clinicMembers.clinicId, services.clinicId), eq(clinicMembers.userId, services.providerId)),
+    )
     .$dynamic();
 }
 export type ServiceRow = Awaited<ReturnType<typeof servicesWithProvider>>[number];
@@ -78,12 +81,17 @@ export const toService = (row: ServiceRow): ServiceView => ({
 });
 
 /** Services are listed by name, then id. */
-export const servicePages = keyset<ServiceRow>("asc", { column: services.name, kind: "text", of: (r) => r.name }, { column: services.id, kind: "uuid", of: (r) => r.id });
+export const servicePages = keyset<ServiceRow>(
+  "asc",
+  { column: services.name, kind: "text", of: (r) => r.name },
+  { column: services.id, kind: "uuid", of: (r) => r.id },
+);
 
 /** Live services of one clinic joined with their provider's membership; deleted ones never show. */
 export function selectServices(db: Db, clinicId: string) {
   return {
-    where: (...conditions: (SQL | undefined)[]) => servicesWithProvider(db).where(and(eq(services.clinicId, clinicId), isNull(services.deletedAt), ...conditions)),
+    where: (...conditions: (SQL | undefined)[]) =>
+      servicesWithProvider(db).where(and(eq(services.clinicId, clinicId), isNull(services.deletedAt), ...conditions)),
   };
 }
 

@@ -38,7 +38,11 @@ export const toClinic = (row: ClinicRow): ClinicView => ({
   updated_at: row.updatedAt,
 });
 
-const clinicPages = keyset<ClinicRow>("asc", { column: clinics.name, kind: "text", of: (r) => r.name }, { column: clinics.id, kind: "uuid", of: (r) => r.id });
+const clinicPages = keyset<ClinicRow>(
+  "asc",
+  { column: clinics.name, kind: "text", of: (r) => r.name },
+  { column: clinics.id, kind: "uuid", of: (r) => r.id },
+);
 
 /** The settings of a clinic, as the API names them. */
 export interface ClinicSettings {
@@ -56,12 +60,22 @@ const columnsOf = (settings: ClinicSettings) => ({
   onlineBooking: settings.online_booking,
   patientCancelCutoffMin: settings.patient_cancel_cutoff_min,
   maxOpenBookingsPerPatient: settings.max_open_bookings_per_patient,
-  reminderOffsetsMin: settings.reminder_offsets_min ? [...new Set(settings.reminder_offsets_min)].sort((a, b) => b - a) : undefined,
+  reminderOffsetsMin: settings.reminder_offsets_min
+    ? [...new Set(settings.reminder_offsets_min)].sort((a, b) => b - a)
+    : undefined,
 });
 
 /** Creates a clinic (the caller has been checked to be a global ADMIN). */
 export async function createClinic(db: Db, input: ClinicSettings & { name: string }): Promise<ClinicView> {
-  return toClinic(returnedRow(await db.insert(clinics).values({ ...columnsOf(input), name: input.name }).returning(), "clinic"));
+  return toClinic(
+    returnedRow(
+      await db
+        .insert(clinics)
+        .values({ ...columnsOf(input), name: input.name })
+        .returning(),
+      "clinic",
+    ),
+  );
 }
 
 /** Clinics by name: every clinic for a global ADMIN, else the caller's own; keyset-paginated. */
@@ -92,13 +106,13 @@ export async function updateClinic(db: Db, clinicId: string, patch: ClinicSettin
   // An empty PATCH changes nothing and writes nothing, so updated_at stays (an empty SET is no SQL).
   if (Object.values(set).every((value) => value === undefined)) return getClinic(db, clinicId);
   return db.transaction(async (tx) => {
-    const [before] = await tx.select({ timezone: clinics.timezone }).from(clinics).where(eq(clinics.id, clinicId)).for("update");
-    if (!before) throw notFound("clinic");
-    const [row] = await tx
-      .update(clinics)
-      .set(set)
+    const [before] = await tx
+      .select({ timezone: clinics.timezone })
+      .from(clinics)
       .where(eq(clinics.id, clinicId))
-      .returning();
+      .for("update");
+    if (!before) throw notFound("clinic");
+    const [row] = await tx.update(clinics).set(set).where(eq(clinics.id, clinicId)).returning();
     if (!row) throw notFound("clinic");
     if (row.timezone !== before.timezone) await invalidateAvailability(tx, clinicId, [clinicId]);
     return toClinic(row);

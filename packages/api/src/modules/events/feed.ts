@@ -31,7 +31,8 @@ const encodeCursor = (seq: number) => Buffer.from(`${cursorPrefix}${String(seq)}
 function decodeCursor(cursor: string): number {
   const text = Buffer.from(cursor, "base64url").toString("utf8");
   const seq = text.startsWith(cursorPrefix) ? Number(text.slice(cursorPrefix.length)) : Number.NaN;
-  if (!Number.isSafeInteger(seq) || seq < 0 || encodeCursor(seq) !== cursor) throw validationFailed("after", "not a cursor returned by this feed");
+  if (!Number.isSafeInteger(seq) || seq < 0 || encodeCursor(seq) !== cursor)
+    throw validationFailed("after", "not a cursor returned by this feed");
   return seq;
 }
 
@@ -56,13 +57,22 @@ export async function listEvents(db: Db, query: FeedQuery): Promise<{ events: Ev
       const rows = await tx
         .select()
         .from(events)
-        .where(and(eq(events.clinicId, query.clinicId), gt(events.seq, after), query.types && query.types.length > 0 ? inArray(events.type, [...query.types]) : undefined))
+        .where(
+          and(
+            eq(events.clinicId, query.clinicId),
+            gt(events.seq, after),
+            query.types && query.types.length > 0 ? inArray(events.type, [...query.types]) : undefined,
+          ),
+        )
         .orderBy(asc(events.seq))
         .limit(query.limit + 1);
       const page = rows.slice(0, query.limit);
       let next = page.at(-1)?.seq ?? after;
       if (rows.length <= query.limit) {
-        const [counter] = await tx.select({ lastSeq: eventCounters.lastSeq }).from(eventCounters).where(eq(eventCounters.clinicId, query.clinicId));
+        const [counter] = await tx
+          .select({ lastSeq: eventCounters.lastSeq })
+          .from(eventCounters)
+          .where(eq(eventCounters.clinicId, query.clinicId));
         next = Math.max(next, counter?.lastSeq ?? 0);
       }
       return { events: page.map(toEvent), next_cursor: encodeCursor(next) };

@@ -24,7 +24,12 @@ export interface RecordedEvent {
  * deliveries here, so a delivery exists exactly when its event does. Modules that react to events
  * depend on this one, never the reverse: they register when they are loaded.
  */
-export type RecordedEventsHandler = (tx: Db, clinicId: string, recorded: readonly RecordedEvent[], occurredAt: Date) => Promise<void>;
+export type RecordedEventsHandler = (
+  tx: Db,
+  clinicId: string,
+  recorded: readonly RecordedEvent[],
+  occurredAt: Date,
+) => Promise<void>;
 
 const recordedEventsHandlers: RecordedEventsHandler[] = [];
 
@@ -74,7 +79,21 @@ function monotonicUuidV7(): string {
  */
 export async function recordChanges(tx: Db, clinicId: string, changes: readonly Change[]): Promise<RecordedEvent[]> {
   if (changes.length === 0) return [];
-  const audits = changes.flatMap((c) => (c.audit ? [{ id: monotonicUuidV7(), clinicId, action: c.audit.action, resourceType: "service", resourceId: c.audit.resourceId, userEmail: c.audit.userEmail, details: c.audit.details }] : []));
+  const audits = changes.flatMap((c) =>
+    c.audit
+      ? [
+          {
+            id: monotonicUuidV7(),
+            clinicId,
+            action: c.audit.action,
+            resourceType: "service",
+            resourceId: c.audit.resourceId,
+            userEmail: c.audit.userEmail,
+            details: c.audit.details,
+          },
+        ]
+      : [],
+  );
   if (audits.length > 0) await tx.insert(auditLog).values(audits);
   const [counter] = rowsOf<{ last_seq: number | string }>(
     await tx.execute(sql`
@@ -87,7 +106,12 @@ export async function recordChanges(tx: Db, clinicId: string, changes: readonly 
     .insert(events)
     .values(changes.map((c, i) => ({ clinicId, seq: last - changes.length + 1 + i, type: c.type, data: c.data })))
     .returning({ id: events.id, seq: events.seq, occurredAt: events.occurredAt });
-  const recorded = rows.map((row, i) => ({ id: row.id, seq: row.seq, type: changes[i]?.type ?? "service.updated", data: changes[i]?.data ?? {} }));
+  const recorded = rows.map((row, i) => ({
+    id: row.id,
+    seq: row.seq,
+    type: changes[i]?.type ?? "service.updated",
+    data: changes[i]?.data ?? {},
+  }));
   const occurredAt = rows[0]?.occurredAt ?? new Date();
   for (const handler of recordedEventsHandlers) await handler(tx, clinicId, recorded, occurredAt);
   return recorded;

@@ -1,5 +1,12 @@
 import { createPublicKey, createSecretKey, type KeyObject } from "node:crypto";
-import { SignJWT, createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTHeaderParameters, type JWTVerifyGetKey } from "jose";
+import {
+  SignJWT,
+  createRemoteJWKSet,
+  errors as joseErrors,
+  jwtVerify,
+  type JWTHeaderParameters,
+  type JWTVerifyGetKey,
+} from "jose";
 import { z } from "zod";
 import { DomainError } from "../../errors.ts";
 
@@ -58,7 +65,8 @@ export function createTokenVerifier(settings: JwtSettings): TokenVerifier {
     ...(publicKey ? algorithmsOf(publicKey) : []),
     ...(jwks && !publicKey ? ["RS256", "ES256"] : []),
   ];
-  if (algorithms.length === 0) throw new Error("no JWT verification key configured (JWT_SECRET, JWT_PUBLIC_KEY or JWT_JWKS_URL)");
+  if (algorithms.length === 0)
+    throw new Error("no JWT verification key configured (JWT_SECRET, JWT_PUBLIC_KEY or JWT_JWKS_URL)");
 
   const getKey: JWTVerifyGetKey = async (header: JWTHeaderParameters, token) => {
     if (header.alg === "HS256" && secret) return secret;
@@ -88,11 +96,13 @@ export function createTokenVerifier(settings: JwtSettings): TokenVerifier {
           ...(settings.audience ? { audience: settings.audience } : {}),
         }));
       } catch (error) {
-        const reason = error instanceof joseErrors.JWTExpired ? "the access token has expired" : "the access token is invalid";
+        const reason =
+          error instanceof joseErrors.JWTExpired ? "the access token has expired" : "the access token is invalid";
         throw new DomainError("UNAUTHENTICATED", reason, { cause: error });
       }
       const claims = claimsSchema.safeParse(payload);
-      if (!claims.success) throw new DomainError("UNAUTHENTICATED", "the access token lacks a valid sub or email claim");
+      if (!claims.success)
+        throw new DomainError("UNAUTHENTICATED", "the access token lacks a valid sub or email claim");
       if (verified.size >= maxVerified) verified.clear();
       verified.set(token, { claims: claims.data, expiresAtMs: (claims.data.exp ?? 0) * 1000 });
       return claims.data;
@@ -119,4 +129,3 @@ export async function mintToken(
   if (options.audience) jwt = jwt.setAudience(options.audience);
   return jwt.sign(new TextEncoder().encode(secret));
 }
-

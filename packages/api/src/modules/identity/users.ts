@@ -1,6 +1,18 @@
 import { and, eq, isNull, ne, sql } from "drizzle-orm";
 import type { PgUpdateSetSource } from "drizzle-orm/pg-core";
-import { appointments, calendarFeeds, clinicMembers, closures, dateOverrides, type Db, pgErrorInfo, services, upsertStamp, users, workHours } from "@clinic/db";
+import {
+  appointments,
+  calendarFeeds,
+  clinicMembers,
+  closures,
+  dateOverrides,
+  type Db,
+  pgErrorInfo,
+  services,
+  upsertStamp,
+  users,
+  workHours,
+} from "@clinic/db";
 import { invalidateAvailability } from "../availability/index.ts";
 import { DomainError } from "../../errors.ts";
 import type { AuthUser, TokenClaims } from "./tokens.ts";
@@ -63,14 +75,22 @@ async function upsertUserFromClaims(db: Db, claims: TokenClaims): Promise<void> 
  * The rows are moved by hand rather than by ON UPDATE CASCADE, which a distributed database
  * refuses on keys that include the clinic (docs/scale-out.md).
  */
-async function claimInvitation(db: Db, claims: TokenClaims, follow: PgUpdateSetSource<typeof users>, cause: unknown): Promise<void> {
+async function claimInvitation(
+  db: Db,
+  claims: TokenClaims,
+  follow: PgUpdateSetSource<typeof users>,
+  cause: unknown,
+): Promise<void> {
   await db.transaction(async (tx) => {
     const [placeholder] = await tx
       .select({ id: users.id })
       .from(users)
-      .where(and(sql`lower(${users.email}) = lower(${claims.email})`, isNull(users.lastLoginAt), ne(users.id, claims.sub)))
+      .where(
+        and(sql`lower(${users.email}) = lower(${claims.email})`, isNull(users.lastLoginAt), ne(users.id, claims.sub)),
+      )
       .for("update");
-    if (!placeholder) throw new DomainError("UNAUTHENTICATED", "the token's email belongs to another identity", { cause });
+    if (!placeholder)
+      throw new DomainError("UNAUTHENTICATED", "the token's email belongs to another identity", { cause });
     await tx.update(users).set({ email: null }).where(eq(users.id, placeholder.id));
     await tx
       .insert(users)
@@ -97,7 +117,12 @@ const providerTables = [appointments, services, workHours, closures, dateOverrid
  * for `to` is inserted, the rows naming `from` as provider follow it, the original is deleted
  * and the copy takes the original's id. False when `to` is a member of that clinic already.
  */
-async function moveMembership(tx: Db, membership: { id: string; clinicId: string }, from: string, to: string): Promise<boolean> {
+async function moveMembership(
+  tx: Db,
+  membership: { id: string; clinicId: string },
+  from: string,
+  to: string,
+): Promise<boolean> {
   const { clinicId } = membership;
   const [original] = await tx
     .select()
@@ -117,7 +142,10 @@ async function moveMembership(tx: Db, membership: { id: string; clinicId: string
       .set({ providerId: to })
       .where(and(eq(table.clinicId, clinicId), eq(table.providerId, from)));
   }
-  await tx.update(appointments).set({ patientUserId: to }).where(and(eq(appointments.clinicId, clinicId), eq(appointments.patientUserId, from)));
+  await tx
+    .update(appointments)
+    .set({ patientUserId: to })
+    .where(and(eq(appointments.clinicId, clinicId), eq(appointments.patientUserId, from)));
   await tx.delete(clinicMembers).where(and(eq(clinicMembers.clinicId, clinicId), eq(clinicMembers.id, originalId)));
   await tx
     .update(clinicMembers)

@@ -34,7 +34,9 @@ const tokenIsNewer = sql`${users.lastLoginAt} > ${clinicMembers.createdAt}`;
 export const memberEmail = sql<string>`case when ${tokenIsNewer} then coalesce(${users.email}, ${clinicMembers.email}) else ${clinicMembers.email} end`;
 
 /** A member's phone: the membership's own (set when added, M1, or changed, M3), else the user's, from their latest token. */
-export const memberPhone = sql<string | null>`coalesce(${clinicMembers.phoneE164}, case when ${tokenIsNewer} then ${users.phoneE164} end)`;
+export const memberPhone = sql<
+  string | null
+>`coalesce(${clinicMembers.phoneE164}, case when ${tokenIsNewer} then ${users.phoneE164} end)`;
 
 /** The one column list of a member: the membership, with the user's contact details. */
 export const memberColumns = {
@@ -82,7 +84,9 @@ export const memberPages = keyset<MemberRow>(
 
 /** One member of a clinic by user id; 404 when the user is not a member of that clinic. */
 export async function getMember(db: Db, clinicId: string, userId: string): Promise<MemberView> {
-  const [row] = await selectMembers(db).where(and(eq(clinicMembers.clinicId, clinicId), eq(clinicMembers.userId, userId)));
+  const [row] = await selectMembers(db).where(
+    and(eq(clinicMembers.clinicId, clinicId), eq(clinicMembers.userId, userId)),
+  );
   if (!row) throw notFound("member");
   return toMember(row);
 }
@@ -121,7 +125,11 @@ async function userToLink(db: Db, input: { email: string; user_id?: string | und
     await db.insert(users).values({ id: input.user_id, email: null }).onConflictDoNothing();
     return input.user_id;
   }
-  const byEmail = () => db.select({ id: users.id }).from(users).where(sql`lower(${users.email}) = lower(${input.email})`);
+  const byEmail = () =>
+    db
+      .select({ id: users.id })
+      .from(users)
+      .where(sql`lower(${users.email}) = lower(${input.email})`);
   const [found] = await byEmail();
   if (found) return found.id;
   await db.insert(users).values({ email: input.email }).onConflictDoNothing();
@@ -216,7 +224,9 @@ export async function requireProvider(
   const query = db
     .select({ fullName: clinicMembers.fullName })
     .from(clinicMembers)
-    .where(and(eq(clinicMembers.clinicId, clinicId), eq(clinicMembers.userId, userId), eq(clinicMembers.isProvider, true)));
+    .where(
+      and(eq(clinicMembers.clinicId, clinicId), eq(clinicMembers.userId, userId), eq(clinicMembers.isProvider, true)),
+    );
   const [row] = await (options.lock ? query.for("share") : query);
   if (row) return row.fullName;
   if (whenMissing === "NOT_FOUND") throw notFound("provider");
@@ -233,11 +243,22 @@ export async function assertNoAssignedServices(db: Db, clinicId: string, userId:
   const assigned = await db
     .select({ id: services.id })
     .from(services)
-    .where(and(eq(services.clinicId, clinicId), eq(services.providerId, userId), eq(services.isActive, true), isNull(services.deletedAt)))
+    .where(
+      and(
+        eq(services.clinicId, clinicId),
+        eq(services.providerId, userId),
+        eq(services.isActive, true),
+        isNull(services.deletedAt),
+      ),
+    )
     .orderBy(asc(services.id));
   if (assigned.length > 0) {
-    throw new DomainError("PROVIDER_HAS_SERVICES", `the provider still has ${assigned.length} active assigned service(s); reassign or deactivate them first`, {
-      extra: { service_ids: assigned.map((s) => s.id) },
-    });
+    throw new DomainError(
+      "PROVIDER_HAS_SERVICES",
+      `the provider still has ${assigned.length} active assigned service(s); reassign or deactivate them first`,
+      {
+        extra: { service_ids: assigned.map((s) => s.id) },
+      },
+    );
   }
 }

@@ -3,12 +3,24 @@ import { z } from "zod";
 import { type AppointmentStatus, appointments, clinics, type Db, services } from "@clinic/db";
 import { notFound } from "../../errors.ts";
 import type { OnlineClinic } from "../access/index.ts";
-import { type AppointmentView, cancelAppointment, listAppointments, rescheduleAppointment, selectAppointments, toAppointment } from "../booking/index.ts";
+import {
+  type AppointmentView,
+  cancelAppointment,
+  listAppointments,
+  rescheduleAppointment,
+  selectAppointments,
+  toAppointment,
+} from "../booking/index.ts";
 import { selectServices, serviceOutput, toService } from "../catalog/index.ts";
 import { type RateLimit, hitRateLimit } from "../ratelimit/index.ts";
 
 /** A clinic as its booking page shows it (O1). */
-export const onlineClinicOutput = z.object({ id: z.string(), name: z.string(), timezone: z.string(), patient_cancel_cutoff_min: z.number().int() });
+export const onlineClinicOutput = z.object({
+  id: z.string(),
+  name: z.string(),
+  timezone: z.string(),
+  patient_cancel_cutoff_min: z.number().int(),
+});
 export const toOnlineClinic = (clinic: OnlineClinic): z.infer<typeof onlineClinicOutput> => ({
   id: clinic.id,
   name: clinic.name,
@@ -17,7 +29,14 @@ export const toOnlineClinic = (clinic: OnlineClinic): z.infer<typeof onlineClini
 });
 
 /** A service as a patient sees it (O2): no settings, only what choosing needs. */
-export const onlineServiceOutput = serviceOutput.pick({ id: true, name: true, duration_min: true, price: true, provider_id: true, provider_name: true });
+export const onlineServiceOutput = serviceOutput.pick({
+  id: true,
+  name: true,
+  duration_min: true,
+  price: true,
+  provider_id: true,
+  provider_name: true,
+});
 export type OnlineServiceView = z.infer<typeof onlineServiceOutput>;
 
 /** The clinic's active services by name. */
@@ -41,7 +60,10 @@ export interface MyAppointmentsQuery {
 }
 
 /** The caller's own appointments (booked for them as a patient) in every clinic, by start. */
-export function listMyAppointments(db: Db, query: MyAppointmentsQuery): Promise<{ appointments: AppointmentView[]; next_cursor: string | null }> {
+export function listMyAppointments(
+  db: Db,
+  query: MyAppointmentsQuery,
+): Promise<{ appointments: AppointmentView[]; next_cursor: string | null }> {
   const { userId, ...filters } = query;
   return listAppointments(db, { patientUserId: userId, ...filters });
 }
@@ -59,24 +81,45 @@ async function findMine(db: Db, userId: string, id: string) {
 
 /** One of the caller's appointments; 404 when it is not theirs (another patient's is not revealed). */
 export async function getMyAppointment(db: Db, userId: string, id: string): Promise<AppointmentView> {
-  const [row] = await selectAppointments(db).where(and(eq(appointments.id, id), eq(appointments.patientUserId, userId)));
+  const [row] = await selectAppointments(db).where(
+    and(eq(appointments.id, id), eq(appointments.patientUserId, userId)),
+  );
   if (!row) throw notFound("appointment");
   return toAppointment(row);
 }
 
 /** The patient cancels their appointment; refused within the clinic's cutoff before the start (409). */
-export async function cancelMyAppointment(db: Db, userId: string, id: string, now: Date, rateLimit?: RateLimit): Promise<AppointmentView> {
+export async function cancelMyAppointment(
+  db: Db,
+  userId: string,
+  id: string,
+  now: Date,
+  rateLimit?: RateLimit,
+): Promise<AppointmentView> {
   const mine = await findMine(db, userId, id);
   if (rateLimit) await hitRateLimit(db, mine.clinicId, rateLimit, now);
   return cancelAppointment(db, mine.clinicId, id, { userId, may: "mine-as-patient", cutoffMin: mine.cutoffMin, now });
 }
 
 /** The patient moves their appointment to another slot with the same provider, by the clinic's rules and cutoff. */
-export async function rescheduleMyAppointment(db: Db, userId: string, id: string, change: { start: Date; idempotencyKey?: string | undefined; rateLimit?: RateLimit | undefined }, now: Date) {
+export async function rescheduleMyAppointment(
+  db: Db,
+  userId: string,
+  id: string,
+  change: { start: Date; idempotencyKey?: string | undefined; rateLimit?: RateLimit | undefined },
+  now: Date,
+) {
   const mine = await findMine(db, userId, id);
   const { appointment } = await rescheduleAppointment(
     db,
-    { clinicId: mine.clinicId, timeZone: mine.timeZone, appointmentId: id, start: change.start, idempotencyKey: change.idempotencyKey, rateLimit: change.rateLimit },
+    {
+      clinicId: mine.clinicId,
+      timeZone: mine.timeZone,
+      appointmentId: id,
+      start: change.start,
+      idempotencyKey: change.idempotencyKey,
+      rateLimit: change.rateLimit,
+    },
     { userId, may: "mine-as-patient", cutoffMin: mine.cutoffMin, now },
     now,
   );

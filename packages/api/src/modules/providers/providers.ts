@@ -1,12 +1,25 @@
 import { type SQL, and, asc, eq, gt, inArray, sql } from "drizzle-orm";
 import { z } from "zod";
 import { type Db, type MemberStatus, clinicMembers, closures, services, workHours } from "@clinic/db";
-import { type ProviderAction, type ProviderState, allowedProviderActions, nextProviderState } from "../../domain/providerStatus.ts";
+import {
+  type ProviderAction,
+  type ProviderState,
+  allowedProviderActions,
+  nextProviderState,
+} from "../../domain/providerStatus.ts";
 import { DomainError, notFound } from "../../errors.ts";
 import { invalidateAvailability } from "../availability/index.ts";
 import { recordChanges } from "../events/index.ts";
 import { selectServices, serviceOutput, toService } from "../catalog/index.ts";
-import { type MemberRow, assertNoAssignedServices, memberEmail, memberOutput, memberPages, selectMembers, toMember } from "../members/index.ts";
+import {
+  type MemberRow,
+  assertNoAssignedServices,
+  memberEmail,
+  memberOutput,
+  memberPages,
+  selectMembers,
+  toMember,
+} from "../members/index.ts";
 import { closureOutput, toClosure, toWorkHour, workHourOutput } from "../schedule/index.ts";
 
 /** A provider as the providers list shows it: a member with the flag, without clinic_id and notes. */
@@ -29,7 +42,9 @@ const toProvider = (row: MemberRow): ProviderView => {
 
 /** Members of the clinic with the provider flag, joined with their user. */
 function selectProviders(db: Db, clinicId: string, ...conditions: (SQL | undefined)[]) {
-  return selectMembers(db).where(and(eq(clinicMembers.clinicId, clinicId), eq(clinicMembers.isProvider, true), ...conditions));
+  return selectMembers(db).where(
+    and(eq(clinicMembers.clinicId, clinicId), eq(clinicMembers.isProvider, true), ...conditions),
+  );
 }
 
 /** `text` as a LIKE pattern matching it anywhere, with `\`, `%` and `_` taken literally. */
@@ -49,7 +64,10 @@ export interface ProviderListQuery {
 }
 
 /** The clinic's providers (is_provider true in THIS clinic) by full_name then id, keyset-paginated. */
-export async function listProviders(db: Db, query: ProviderListQuery): Promise<{ providers: ProviderView[]; next_cursor: string | null }> {
+export async function listProviders(
+  db: Db,
+  query: ProviderListQuery,
+): Promise<{ providers: ProviderView[]; next_cursor: string | null }> {
   const pattern = query.q !== undefined ? containsPattern(query.q) : undefined;
   const rows = await selectProviders(
     db,
@@ -80,7 +98,12 @@ export async function getProvider(db: Db, clinicId: string, userId: string): Pro
  * The provider detail: the list fields plus notes, their provider-scope work hours in this
  * clinic, their assigned active services, and their closures that have not ended by `now`.
  */
-export async function getProviderDetail(db: Db, clinicId: string, userId: string, now: Date): Promise<ProviderDetailView> {
+export async function getProviderDetail(
+  db: Db,
+  clinicId: string,
+  userId: string,
+  now: Date,
+): Promise<ProviderDetailView> {
   const [row] = await selectProviders(db, clinicId, eq(clinicMembers.userId, userId));
   if (!row) throw notFound("provider");
   const [hours, assigned, absences] = await Promise.all([
@@ -95,7 +118,14 @@ export async function getProviderDetail(db: Db, clinicId: string, userId: string
     db
       .select()
       .from(closures)
-      .where(and(eq(closures.clinicId, clinicId), eq(closures.scope, "provider"), eq(closures.providerId, userId), gt(closures.endsAt, now)))
+      .where(
+        and(
+          eq(closures.clinicId, clinicId),
+          eq(closures.scope, "provider"),
+          eq(closures.providerId, userId),
+          gt(closures.endsAt, now),
+        ),
+      )
       .orderBy(asc(closures.startsAt), asc(closures.id)),
   ]);
   return {
@@ -116,17 +146,30 @@ export async function getProviderDetail(db: Db, clinicId: string, userId: string
  * work hours and closures are kept (availability only takes approved providers), so re-flagging
  * the member restores their schedule. Returns the state reached.
  */
-export async function transitionProvider(db: Db, clinicId: string, userId: string, action: ProviderAction): Promise<ProviderState> {
+export async function transitionProvider(
+  db: Db,
+  clinicId: string,
+  userId: string,
+  action: ProviderAction,
+): Promise<ProviderState> {
   return db.transaction(async (tx) => {
     const membership = and(eq(clinicMembers.clinicId, clinicId), eq(clinicMembers.userId, userId));
-    const [row] = await tx.select({ isProvider: clinicMembers.isProvider, status: clinicMembers.status }).from(clinicMembers).where(membership).for("update");
+    const [row] = await tx
+      .select({ isProvider: clinicMembers.isProvider, status: clinicMembers.status })
+      .from(clinicMembers)
+      .where(membership)
+      .for("update");
     if (!row?.isProvider) throw notFound("provider");
     const next = nextProviderState(row.status, action);
     if (next === null) {
       const allowed = allowedProviderActions(row.status);
-      throw new DomainError("INVALID_TRANSITION", `cannot ${action} a provider whose status is ${row.status} (allowed: ${allowed.join(", ")})`, {
-        extra: { provider_status: row.status, allowed_actions: allowed },
-      });
+      throw new DomainError(
+        "INVALID_TRANSITION",
+        `cannot ${action} a provider whose status is ${row.status} (allowed: ${allowed.join(", ")})`,
+        {
+          extra: { provider_status: row.status, allowed_actions: allowed },
+        },
+      );
     }
     if (next === "removed") {
       await assertNoAssignedServices(tx, clinicId, userId);
@@ -138,7 +181,10 @@ export async function transitionProvider(db: Db, clinicId: string, userId: strin
     }
     await invalidateAvailability(tx, clinicId, [userId]);
     const [after] = await selectMembers(tx).where(membership);
-    if (after) await recordChanges(tx, clinicId, [{ type: "provider.status_changed", data: { ...toProvider(after), previous_status: row.status } }]);
+    if (after)
+      await recordChanges(tx, clinicId, [
+        { type: "provider.status_changed", data: { ...toProvider(after), previous_status: row.status } },
+      ]);
     return next;
   });
 }

@@ -10,18 +10,30 @@ export interface RateLimit {
 }
 
 /** The fixed window of `limit` that `now` falls in, as the database functions take it. */
-export function rateWindow(limit: RateLimit, now: Date): { key: string; max: number; window_start: string; retry_after_s: number } {
+export function rateWindow(
+  limit: RateLimit,
+  now: Date,
+): { key: string; max: number; window_start: string; retry_after_s: number } {
   const windowStart = Math.floor(now.getTime() / limit.windowMs) * limit.windowMs;
   const retryAfterS = Math.max(1, Math.ceil((windowStart + limit.windowMs - now.getTime()) / 1000));
-  return { key: limit.key, max: limit.max, window_start: new Date(windowStart).toISOString(), retry_after_s: retryAfterS };
+  return {
+    key: limit.key,
+    max: limit.max,
+    window_start: new Date(windowStart).toISOString(),
+    retry_after_s: retryAfterS,
+  };
 }
 
 /** 429 RATE_LIMITED (`retry_after_s` in the body; the Retry-After header) for a full window. */
 export function rateLimited(limit: RateLimit, now: Date): DomainError {
   const { retry_after_s } = rateWindow(limit, now);
-  return new DomainError("RATE_LIMITED", `too many booking requests: at most ${String(limit.max)} a minute; retry in ${String(retry_after_s)} s`, {
-    extra: { retry_after_s },
-  });
+  return new DomainError(
+    "RATE_LIMITED",
+    `too many booking requests: at most ${String(limit.max)} a minute; retry in ${String(retry_after_s)} s`,
+    {
+      extra: { retry_after_s },
+    },
+  );
 }
 
 /**
@@ -42,7 +54,14 @@ export async function hitRateLimit(db: Db, clinicId: string, limit: RateLimit, n
   const hits = rows[0]?.hits ?? 0;
   // Rarely, and only from the first hit of a window: old windows are of no use to anyone.
   if (hits === 1 && Math.random() < 0.01) {
-    await db.delete(rateLimitCounters).where(and(eq(rateLimitCounters.clinicId, clinicId), lt(rateLimitCounters.windowStart, new Date(now.getTime() - 86_400_000))));
+    await db
+      .delete(rateLimitCounters)
+      .where(
+        and(
+          eq(rateLimitCounters.clinicId, clinicId),
+          lt(rateLimitCounters.windowStart, new Date(now.getTime() - 86_400_000)),
+        ),
+      );
   }
   if (hits > limit.max) throw rateLimited(limit, now);
 }

@@ -3,7 +3,14 @@ import { z } from "zod";
 import { type Db, dateOverridePeriods, dateOverrides, pgErrorInfo, scopes } from "@clinic/db";
 import { type Period, isValidPeriod, overlapMessage } from "../../domain/workHourRules.ts";
 import { formatTimeOfDay } from "../../domain/timezone.ts";
-import { DomainError, invalidTimeRange, notFound, preconditionRequired, returnedRow, staleUpdatedAt } from "../../errors.ts";
+import {
+  DomainError,
+  invalidTimeRange,
+  notFound,
+  preconditionRequired,
+  returnedRow,
+  staleUpdatedAt,
+} from "../../errors.ts";
 import { instantOutput } from "../../schemas/wire.ts";
 import { invalidateAvailability } from "../availability/index.ts";
 import { type ScheduleOwner, availabilityScopeOf, ownedBy, scopeOf } from "./owner.ts";
@@ -30,7 +37,9 @@ const toDateOverride = (row: OverrideRow, periods: readonly Period[]): DateOverr
   scope: row.scope,
   provider_id: row.providerId,
   date: row.date,
-  periods: [...periods].sort((a, b) => a.opensMin - b.opensMin).map((p) => ({ opens_at: formatTimeOfDay(p.opensMin), closes_at: formatTimeOfDay(p.closesMin) })),
+  periods: [...periods]
+    .sort((a, b) => a.opensMin - b.opensMin)
+    .map((p) => ({ opens_at: formatTimeOfDay(p.opensMin), closes_at: formatTimeOfDay(p.closesMin) })),
   reason: row.reason,
   created_at: row.createdAt,
   updated_at: row.updatedAt,
@@ -44,8 +53,13 @@ function assertValidPeriods(periods: readonly Period[]): void {
     if (!isValidPeriod(period)) throw invalidTimeRange(`periods.${String(i)}.closes_at`, "must be later than opens_at");
   });
   periods.forEach((period, i) => {
-    const earlier = periods.slice(0, i).find((other) => other.opensMin < period.closesMin && period.opensMin < other.closesMin);
-    if (earlier) throw new DomainError("WORK_HOUR_OVERLAP", overlapMessage(period, earlier), { errors: [{ path: `periods.${String(i)}`, message: "overlaps another period" }] });
+    const earlier = periods
+      .slice(0, i)
+      .find((other) => other.opensMin < period.closesMin && period.opensMin < other.closesMin);
+    if (earlier)
+      throw new DomainError("WORK_HOUR_OVERLAP", overlapMessage(period, earlier), {
+        errors: [{ path: `periods.${String(i)}`, message: "overlaps another period" }],
+      });
   });
 }
 
@@ -75,10 +89,22 @@ export interface OverrideInput {
  * stamp exactly one wins; of concurrent creates one creates and the others meet an existing
  * override. Availability of the owner is invalidated in the same transaction.
  */
-export async function putDateOverride(db: Db, owner: ScheduleOwner, date: string, input: OverrideInput): Promise<{ override: DateOverrideView; created: boolean }> {
+export async function putDateOverride(
+  db: Db,
+  owner: ScheduleOwner,
+  date: string,
+  input: OverrideInput,
+): Promise<{ override: DateOverrideView; created: boolean }> {
   assertValidPeriods(input.periods);
   return db.transaction(async (tx) => {
-    const existing = async () => (await tx.select().from(dateOverrides).where(and(ownOverrides(owner), eq(dateOverrides.date, date))).for("update"))[0];
+    const existing = async () =>
+      (
+        await tx
+          .select()
+          .from(dateOverrides)
+          .where(and(ownOverrides(owner), eq(dateOverrides.date, date)))
+          .for("update")
+      )[0];
     let row = await existing();
     let created = false;
     if (!row) {
@@ -88,7 +114,13 @@ export async function putDateOverride(db: Db, owner: ScheduleOwner, date: string
           returnedRow(
             await sp
               .insert(dateOverrides)
-              .values({ clinicId: owner.clinicId, scope: scopeOf(owner), providerId: owner.providerId, date, reason: input.reason ?? null })
+              .values({
+                clinicId: owner.clinicId,
+                scope: scopeOf(owner),
+                providerId: owner.providerId,
+                date,
+                reason: input.reason ?? null,
+              })
               .returning(),
             "date override",
           ),
@@ -103,7 +135,9 @@ export async function putDateOverride(db: Db, owner: ScheduleOwner, date: string
     if (!created) {
       if (!input.ifUpdatedAt) throw preconditionRequired("date override");
       if (row.updatedAt.getTime() !== input.ifUpdatedAt.getTime()) throw staleUpdatedAt("date override", row.updatedAt);
-      await tx.delete(dateOverridePeriods).where(and(eq(dateOverridePeriods.clinicId, owner.clinicId), eq(dateOverridePeriods.overrideId, row.id)));
+      await tx
+        .delete(dateOverridePeriods)
+        .where(and(eq(dateOverridePeriods.clinicId, owner.clinicId), eq(dateOverridePeriods.overrideId, row.id)));
       row = returnedRow(
         await tx
           .update(dateOverrides)
@@ -114,7 +148,14 @@ export async function putDateOverride(db: Db, owner: ScheduleOwner, date: string
       );
     }
     if (input.periods.length > 0) {
-      await tx.insert(dateOverridePeriods).values(input.periods.map((p) => ({ clinicId: owner.clinicId, overrideId: row.id, opensMin: p.opensMin, closesMin: p.closesMin })));
+      await tx.insert(dateOverridePeriods).values(
+        input.periods.map((p) => ({
+          clinicId: owner.clinicId,
+          overrideId: row.id,
+          opensMin: p.opensMin,
+          closesMin: p.closesMin,
+        })),
+      );
     }
     await invalidateAvailability(tx, owner.clinicId, [availabilityScopeOf(owner)]);
     return { override: toDateOverride(row, input.periods), created };
@@ -122,11 +163,21 @@ export async function putDateOverride(db: Db, owner: ScheduleOwner, date: string
 }
 
 /** The owner's overrides of dates in [from, to] (inclusive, absent = unbounded), by date. */
-export async function listDateOverrides(db: Db, owner: ScheduleOwner, range: { from?: string | undefined; to?: string | undefined }): Promise<DateOverrideView[]> {
+export async function listDateOverrides(
+  db: Db,
+  owner: ScheduleOwner,
+  range: { from?: string | undefined; to?: string | undefined },
+): Promise<DateOverrideView[]> {
   const rows = await db
     .select()
     .from(dateOverrides)
-    .where(and(ownOverrides(owner), range.from ? gte(dateOverrides.date, range.from) : undefined, range.to ? lte(dateOverrides.date, range.to) : undefined))
+    .where(
+      and(
+        ownOverrides(owner),
+        range.from ? gte(dateOverrides.date, range.from) : undefined,
+        range.to ? lte(dateOverrides.date, range.to) : undefined,
+      ),
+    )
     .orderBy(asc(dateOverrides.date));
   const periods = await periodsOf(
     db,

@@ -16,6 +16,12 @@ export const scopeOf = (owner: ScheduleOwner) => (owner.providerId ? ("provider"
 export const availabilityScopeOf = (owner: ScheduleOwner) => owner.providerId ?? owner.clinicId;
 
 /** "Rows of this owner" for a table with clinic_id and provider_id columns. */
-export function ownedBy(owner: ScheduleOwner, columns: { clinicId: AnyColumn; providerId: AnyColumn }): SQL | undefined {
-  return and(eq(columns.clinicId, owner.clinicId), owner.providerId ? eq(columns.providerId, owner.providerId) : isNull(columns.providerId));
+export function ownedBy(
+  owner: ScheduleOwner,
+  columns: { clinicId: AnyColumn; providerId: AnyColumn },
+): SQL | undefined {
+  return and(
+    eq(columns.clinicId, owner.clinicId),
+    owner.providerId ? eq(columns.providerId, owner.providerId) : isNull(columns.providerId),
+  );
 }

@@ -16,7 +16,13 @@ async function overlappingPeriod(db: Db, owner: ScheduleOwner, weekday: number, 
   return findOverlap(period, others);
 }
 
-async function assertNoOverlap(db: Db, owner: ScheduleOwner, weekday: number, period: Period, excludeId?: string): Promise<void> {
+async function assertNoOverlap(
+  db: Db,
+  owner: ScheduleOwner,
+  weekday: number,
+  period: Period,
+  excludeId?: string,
+): Promise<void> {
   const hit = await overlappingPeriod(db, owner, weekday, period, excludeId);
   if (hit) throw new DomainError("WORK_HOUR_OVERLAP", overlapMessage(period, hit));
 }
@@ -25,7 +31,14 @@ async function assertNoOverlap(db: Db, owner: ScheduleOwner, weekday: number, pe
  * Runs a write that the exclusion constraint may refuse because a concurrent transaction won;
  * answers with the same message as the application check, naming the period that won.
  */
-async function guardOverlap<T>(db: Db, owner: ScheduleOwner, weekday: number, period: Period, excludeId: string | undefined, write: (tx: Db) => Promise<T>): Promise<T> {
+async function guardOverlap<T>(
+  db: Db,
+  owner: ScheduleOwner,
+  weekday: number,
+  period: Period,
+  excludeId: string | undefined,
+  write: (tx: Db) => Promise<T>,
+): Promise<T> {
   try {
     return await db.transaction(write);
   } catch (error) {
@@ -33,7 +46,11 @@ async function guardOverlap<T>(db: Db, owner: ScheduleOwner, weekday: number, pe
     const info = pgErrorInfo(error);
     if (info?.constraint !== "work_hours_no_overlap" && info?.code !== "40P01") throw error;
     const hit = await overlappingPeriod(db, owner, weekday, period, excludeId);
-    throw new DomainError("WORK_HOUR_OVERLAP", hit ? overlapMessage(period, hit) : "overlap detected, the period overlaps with an existing period", { cause: error });
+    throw new DomainError(
+      "WORK_HOUR_OVERLAP",
+      hit ? overlapMessage(period, hit) : "overlap detected, the period overlaps with an existing period",
+      { cause: error },
+    );
   }
 }
 
@@ -42,7 +59,11 @@ function assertValid(period: Period): void {
 }
 
 /** Creates a period after the same validation and overlap rules as an edit. */
-export async function createWorkHour(db: Db, owner: ScheduleOwner, input: { weekday: number } & Period): Promise<WorkHourView> {
+export async function createWorkHour(
+  db: Db,
+  owner: ScheduleOwner,
+  input: { weekday: number } & Period,
+): Promise<WorkHourView> {
   const period = { opensMin: input.opensMin, closesMin: input.closesMin };
   assertValid(period);
   return db.transaction(async (tx) => {
@@ -51,7 +72,13 @@ export async function createWorkHour(db: Db, owner: ScheduleOwner, input: { week
       const row = returnedRow(
         await savepoint
           .insert(workHours)
-          .values({ clinicId: owner.clinicId, scope: scopeOf(owner), providerId: owner.providerId, weekday: input.weekday, ...period })
+          .values({
+            clinicId: owner.clinicId,
+            scope: scopeOf(owner),
+            providerId: owner.providerId,
+            weekday: input.weekday,
+            ...period,
+          })
           .returning(),
         "work hour",
       );
@@ -84,7 +111,11 @@ export async function editWorkHour(
   patch: { opensMin?: number | undefined; closesMin?: number | undefined },
 ): Promise<WorkHourView> {
   return db.transaction(async (tx) => {
-    const [row] = await tx.select().from(workHours).where(and(ownHours(owner), eq(workHours.id, id))).for("update");
+    const [row] = await tx
+      .select()
+      .from(workHours)
+      .where(and(ownHours(owner), eq(workHours.id, id)))
+      .for("update");
     if (!row) throw notFound("work hour");
     if (row.updatedAt.getTime() !== ifUpdatedAt.getTime()) throw staleUpdatedAt("work hour", row.updatedAt);
     // An empty PATCH changes nothing: no write, so updated_at stays and availability is not invalidated.
@@ -94,7 +125,14 @@ export async function editWorkHour(
     await assertNoOverlap(tx, owner, row.weekday, period, id);
     return guardOverlap(tx, owner, row.weekday, period, id, async (savepoint) => {
       // updated_at moves strictly forward (the column's update rule), so a stale stamp never matches again.
-      const updated = returnedRow(await savepoint.update(workHours).set(period).where(and(ownHours(owner), eq(workHours.id, id))).returning(), "work hour");
+      const updated = returnedRow(
+        await savepoint
+          .update(workHours)
+          .set(period)
+          .where(and(ownHours(owner), eq(workHours.id, id)))
+          .returning(),
+        "work hour",
+      );
       await invalidateAvailability(savepoint, owner.clinicId, [availabilityScopeOf(owner)]);
       return toWorkHour(updated);
     });
@@ -104,7 +142,10 @@ export async function editWorkHour(
 /** Removes a period; appointments in it stay booked. */
 export async function deleteWorkHour(db: Db, owner: ScheduleOwner, id: string): Promise<void> {
   await db.transaction(async (tx) => {
-    const deleted = await tx.delete(workHours).where(and(ownHours(owner), eq(workHours.id, id))).returning({ id: workHours.id });
+    const deleted = await tx
+      .delete(workHours)
+      .where(and(ownHours(owner), eq(workHours.id, id)))
+      .returning({ id: workHours.id });
     if (deleted.length === 0) throw notFound("work hour");
     await invalidateAvailability(tx, owner.clinicId, [availabilityScopeOf(owner)]);
   });

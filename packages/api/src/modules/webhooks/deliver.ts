@@ -9,7 +9,12 @@ import { type DeliveryJob, createDeliveries, scheduleAttempt, signedHeaders } fr
  * webhook of the clinic subscribed to its type, with its first attempt queued. So a delivery exists
  * exactly when its event does, and nothing is lost when the server stops.
  */
-export async function planDeliveries(tx: Db, clinicId: string, recorded: readonly RecordedEvent[], occurredAt: Date): Promise<void> {
+export async function planDeliveries(
+  tx: Db,
+  clinicId: string,
+  recorded: readonly RecordedEvent[],
+  occurredAt: Date,
+): Promise<void> {
   if (recorded.length === 0) return;
   const active = await tx
     .select({ id: webhooks.id, eventTypes: webhooks.eventTypes })
@@ -18,7 +23,13 @@ export async function planDeliveries(tx: Db, clinicId: string, recorded: readonl
   if (active.length === 0) return;
   for (const event of recorded) {
     const hooks = active.filter((hook) => hook.eventTypes.includes("*") || hook.eventTypes.includes(event.type));
-    const payload = { id: event.id, type: event.type, clinic_id: clinicId, occurred_at: occurredAt.toISOString(), data: event.data };
+    const payload = {
+      id: event.id,
+      type: event.type,
+      clinic_id: clinicId,
+      occurred_at: occurredAt.toISOString(),
+      data: event.data,
+    };
     await createDeliveries(tx, clinicId, hooks, { id: event.id, type: event.type, payload }, occurredAt);
   }
 }
@@ -41,7 +52,10 @@ export async function runDeliveryAttempt(db: Db, job: DeliveryJob, settings: Del
   const [row] = await db
     .select({ delivery: webhookDeliveries, url: webhooks.url, secret: webhooks.secret, active: webhooks.active })
     .from(webhookDeliveries)
-    .innerJoin(webhooks, and(eq(webhooks.clinicId, webhookDeliveries.clinicId), eq(webhooks.id, webhookDeliveries.webhookId)))
+    .innerJoin(
+      webhooks,
+      and(eq(webhooks.clinicId, webhookDeliveries.clinicId), eq(webhooks.id, webhookDeliveries.webhookId)),
+    )
     .where(and(eq(webhookDeliveries.clinicId, job.clinicId), eq(webhookDeliveries.id, job.deliveryId)));
   if (!row || row.delivery.status !== "pending" || row.delivery.attempts !== job.attempt) return;
   if (!row.active) {
@@ -51,7 +65,10 @@ export async function runDeliveryAttempt(db: Db, job: DeliveryJob, settings: Del
   const body = JSON.stringify(row.delivery.payload);
   // Wall-clock time, always: receivers check the signed timestamp against their own clock.
   const sentAt = new Date();
-  const result = await postJson(new URL(row.url), body, signedHeaders(row.secret, row.delivery.eventId, body, sentAt), { allowPrivate: settings.allowPrivate, timeoutMs: settings.timeoutMs });
+  const result = await postJson(new URL(row.url), body, signedHeaders(row.secret, row.delivery.eventId, body, sentAt), {
+    allowPrivate: settings.allowPrivate,
+    timeoutMs: settings.timeoutMs,
+  });
   if (result.status !== undefined && result.status >= 200 && result.status < 300) {
     await finish(db, job, result, "succeeded");
     return;
@@ -62,12 +79,18 @@ export async function runDeliveryAttempt(db: Db, job: DeliveryJob, settings: Del
     return;
   }
   await db.transaction(async (tx) => {
-    if (await record(tx, job, result, "pending")) await scheduleAttempt(tx, job.clinicId, job.deliveryId, job.attempt + 1, delay, new Date());
+    if (await record(tx, job, result, "pending"))
+      await scheduleAttempt(tx, job.clinicId, job.deliveryId, job.attempt + 1, delay, new Date());
   });
 }
 
 /** Records an attempt's outcome if it is still the current one; answers whether it was. */
-async function record(db: Db, job: DeliveryJob, result: PostResult, status: "pending" | "succeeded" | "failed"): Promise<boolean> {
+async function record(
+  db: Db,
+  job: DeliveryJob,
+  result: PostResult,
+  status: "pending" | "succeeded" | "failed",
+): Promise<boolean> {
   const updated = await db
     .update(webhookDeliveries)
     .set({
@@ -78,7 +101,14 @@ async function record(db: Db, job: DeliveryJob, result: PostResult, status: "pen
       nextAttemptAt: null,
       jobId: null,
     })
-    .where(and(eq(webhookDeliveries.clinicId, job.clinicId), eq(webhookDeliveries.id, job.deliveryId), eq(webhookDeliveries.attempts, job.attempt), eq(webhookDeliveries.status, "pending")))
+    .where(
+      and(
+        eq(webhookDeliveries.clinicId, job.clinicId),
+        eq(webhookDeliveries.id, job.deliveryId),
+        eq(webhookDeliveries.attempts, job.attempt),
+        eq(webhookDeliveries.status, "pending"),
+      ),
+    )
     .returning({ id: webhookDeliveries.id });
   return updated.length > 0;
 }

@@ -73,7 +73,9 @@ export async function assertSafeWebhookUrl(text: string, allowPrivate: boolean):
   const host = url.hostname.replace(/^\[|\]$/g, "");
   let addresses: LookupAddress[];
   try {
-    addresses = isIP(host) ? [{ address: host, family: isIP(host) }] : await lookup(host, { all: true, verbatim: true });
+    addresses = isIP(host)
+      ? [{ address: host, family: isIP(host) }]
+      : await lookup(host, { all: true, verbatim: true });
   } catch {
     throw validationFailed("url", "the host does not resolve");
   }
@@ -98,7 +100,12 @@ const excerptBytes = 300;
  * runs on the address actually connected to), following no redirect, and giving up after
  * `timeoutMs`. Never throws: the result says what happened.
  */
-export function postJson(url: URL, body: string, headers: Record<string, string>, options: { allowPrivate: boolean; timeoutMs: number }): Promise<PostResult> {
+export function postJson(
+  url: URL,
+  body: string,
+  headers: Record<string, string>,
+  options: { allowPrivate: boolean; timeoutMs: number },
+): Promise<PostResult> {
   return new Promise((resolve) => {
     if (!options.allowPrivate && url.protocol !== "https:") {
       resolve({ error: "refused: not an https URL" });
@@ -108,7 +115,12 @@ export function postJson(url: URL, body: string, headers: Record<string, string>
       url,
       {
         method: "POST",
-        headers: { ...headers, "content-type": "application/json", "content-length": String(Buffer.byteLength(body)), "user-agent": "clinic-scheduling-webhooks/1" },
+        headers: {
+          ...headers,
+          "content-type": "application/json",
+          "content-length": String(Buffer.byteLength(body)),
+          "user-agent": "clinic-scheduling-webhooks/1",
+        },
         timeout: options.timeoutMs,
         lookup: options.allowPrivate
           ? undefined
@@ -121,7 +133,8 @@ export function postJson(url: URL, body: string, headers: Record<string, string>
                 const list = addresses;
                 const unsafe = list.find((a) => isInternalAddress(a.address));
                 const [first] = list;
-                if (unsafe || !first) callback(new Error(`refused: ${hostname} resolves to an internal address`), "", 4);
+                if (unsafe || !first)
+                  callback(new Error(`refused: ${hostname} resolves to an internal address`), "", 4);
                 else if (lookupOptions.all) callback(null, list, 4);
                 else callback(null, first.address, first.family);
               });
@@ -139,7 +152,17 @@ export function postJson(url: URL, body: string, headers: Record<string, string>
         response.on("end", () => {
           const status = response.statusCode ?? 0;
           const excerpt = Buffer.concat(chunks).toString("utf8").slice(0, excerptBytes);
-          resolve(status >= 200 && status < 300 ? { status } : { status, error: status >= 300 && status < 400 ? `redirect to ${response.headers.location ?? "?"} not followed` : excerpt || `HTTP ${String(status)}` });
+          resolve(
+            status >= 200 && status < 300
+              ? { status }
+              : {
+                  status,
+                  error:
+                    status >= 300 && status < 400
+                      ? `redirect to ${response.headers.location ?? "?"} not followed`
+                      : excerpt || `HTTP ${String(status)}`,
+                },
+          );
         });
         response.on("error", (error) => {
           resolve({ status: response.statusCode ?? 0, error: error.message });

@@ -24,7 +24,10 @@ export const createdWebhookOutput = webhookOutput.extend({ secret: z.string() })
 export type WebhookView = z.infer<typeof webhookOutput>;
 
 /** A subscription: event type names, or "*" for every one. */
-export const eventTypesInput = z.array(z.enum(["*", ...eventTypes])).min(1).max(eventTypes.length + 1);
+export const eventTypesInput = z
+  .array(z.enum(["*", ...eventTypes]))
+  .min(1)
+  .max(eventTypes.length + 1);
 
 type WebhookRow = typeof webhooks.$inferSelect;
 const toWebhook = (row: WebhookRow): WebhookView => ({
@@ -56,7 +59,13 @@ export async function createWebhook(
   const row = returnedRow(
     await db
       .insert(webhooks)
-      .values({ clinicId, url: url.toString(), eventTypes: [...new Set(input.eventTypes)], description: input.description ?? null, secret })
+      .values({
+        clinicId,
+        url: url.toString(),
+        eventTypes: [...new Set(input.eventTypes)],
+        description: input.description ?? null,
+        secret,
+      })
       .returning(),
     "webhook",
   );
@@ -64,7 +73,11 @@ export async function createWebhook(
 }
 
 export async function listWebhooks(db: Db, clinicId: string): Promise<WebhookView[]> {
-  const rows = await db.select().from(webhooks).where(eq(webhooks.clinicId, clinicId)).orderBy(asc(webhooks.createdAt), asc(webhooks.id));
+  const rows = await db
+    .select()
+    .from(webhooks)
+    .where(eq(webhooks.clinicId, clinicId))
+    .orderBy(asc(webhooks.createdAt), asc(webhooks.id));
   return rows.map(toWebhook);
 }
 
@@ -72,11 +85,22 @@ export async function updateWebhook(
   db: Db,
   clinicId: string,
   id: string,
-  patch: { url?: string | undefined; eventTypes?: string[] | undefined; description?: string | null | undefined; active?: boolean | undefined },
+  patch: {
+    url?: string | undefined;
+    eventTypes?: string[] | undefined;
+    description?: string | null | undefined;
+    active?: boolean | undefined;
+  },
   settings: WebhookSettings,
 ): Promise<WebhookView> {
-  const url = patch.url === undefined ? undefined : (await assertSafeWebhookUrl(patch.url, settings.allowPrivate)).toString();
-  const set = { url, eventTypes: patch.eventTypes ? [...new Set(patch.eventTypes)] : undefined, description: patch.description, active: patch.active };
+  const url =
+    patch.url === undefined ? undefined : (await assertSafeWebhookUrl(patch.url, settings.allowPrivate)).toString();
+  const set = {
+    url,
+    eventTypes: patch.eventTypes ? [...new Set(patch.eventTypes)] : undefined,
+    description: patch.description,
+    active: patch.active,
+  };
   // An empty PATCH changes nothing and writes nothing, so updated_at stays (an empty SET is no SQL).
   const unchanged = Object.values(set).every((value) => value === undefined);
   const [row] = unchanged
@@ -168,9 +192,22 @@ export interface DeliveryJob {
 }
 
 /** Queues attempt number `attempt` of a delivery (after `delayS` seconds) and remembers its job, in `tx`. */
-export async function scheduleAttempt(tx: Db, clinicId: string, deliveryId: string, attempt: number, delayS: number, now: Date): Promise<void> {
+export async function scheduleAttempt(
+  tx: Db,
+  clinicId: string,
+  deliveryId: string,
+  attempt: number,
+  delayS: number,
+  now: Date,
+): Promise<void> {
   const at = new Date(now.getTime() + delayS * 1000);
-  const jobId = await enqueue(tx, clinicId, queueNames.webhookDelivery, { clinicId, deliveryId, attempt } satisfies DeliveryJob, delayS > 0 ? { startAfter: at } : {});
+  const jobId = await enqueue(
+    tx,
+    clinicId,
+    queueNames.webhookDelivery,
+    { clinicId, deliveryId, attempt } satisfies DeliveryJob,
+    delayS > 0 ? { startAfter: at } : {},
+  );
   await tx
     .update(webhookDeliveries)
     .set({ status: "pending", nextAttemptAt: at, jobId })
@@ -188,20 +225,40 @@ export async function createDeliveries(
   if (hooks.length === 0) return [];
   const rows = await tx
     .insert(webhookDeliveries)
-    .values(hooks.map((hook) => ({ clinicId, webhookId: hook.id, eventId: event.id, eventType: event.type, payload: event.payload })))
+    .values(
+      hooks.map((hook) => ({
+        clinicId,
+        webhookId: hook.id,
+        eventId: event.id,
+        eventType: event.type,
+        payload: event.payload,
+      })),
+    )
     .returning({ id: webhookDeliveries.id });
   for (const row of rows) await scheduleAttempt(tx, clinicId, row.id, 0, 0, now);
   return rows.map((r) => r.id);
 }
 
 /** Retry a delivery by hand (H6): a new attempt of a delivery, now (a queued later attempt is replaced). */
-export async function retryDelivery(db: Db, clinicId: string, webhookId: string, deliveryId: string, now: Date): Promise<void> {
+export async function retryDelivery(
+  db: Db,
+  clinicId: string,
+  webhookId: string,
+  deliveryId: string,
+  now: Date,
+): Promise<void> {
   await db.transaction(async (tx) => {
     await requireWebhook(tx, clinicId, webhookId);
     const [row] = await tx
       .select()
       .from(webhookDeliveries)
-      .where(and(eq(webhookDeliveries.clinicId, clinicId), eq(webhookDeliveries.webhookId, webhookId), eq(webhookDeliveries.id, deliveryId)))
+      .where(
+        and(
+          eq(webhookDeliveries.clinicId, clinicId),
+          eq(webhookDeliveries.webhookId, webhookId),
+          eq(webhookDeliveries.id, deliveryId),
+        ),
+      )
       .for("update");
     if (!row) throw notFound("delivery");
     if (row.jobId && row.status === "pending") await cancelJobs(tx, clinicId, [row.jobId]);
@@ -214,7 +271,13 @@ export async function testWebhook(db: Db, clinicId: string, webhookId: string, n
   await db.transaction(async (tx) => {
     const hook = await requireWebhook(tx, clinicId, webhookId);
     const id = crypto.randomUUID();
-    const payload = { id, type: "webhook.test", clinic_id: clinicId, occurred_at: now.toISOString(), data: { webhook_id: hook.id } };
+    const payload = {
+      id,
+      type: "webhook.test",
+      clinic_id: clinicId,
+      occurred_at: now.toISOString(),
+      data: { webhook_id: hook.id },
+    };
     await createDeliveries(tx, clinicId, [hook], { id, type: "webhook.test", payload }, now);
   });
 }

@@ -14,7 +14,10 @@ export const availabilityInput = z.object({
 });
 
 /** The slots of `input` in the authorised clinic, through the process's cache. */
-export function availabilityFor(ctx: Pick<Context, "db" | "availabilityCache" | "now" | "limits"> & { clinic: AvailabilityClinic }, input: z.infer<typeof availabilityInput>) {
+export function availabilityFor(
+  ctx: Pick<Context, "db" | "availabilityCache" | "now" | "limits"> & { clinic: AvailabilityClinic },
+  input: z.infer<typeof availabilityInput>,
+) {
   return answerAvailability(ctx.db, ctx.availabilityCache, ctx.clinic, {
     serviceId: input.service_id,
     providerId: input.provider_id,
