@@ -67,7 +67,13 @@ const jobOptions = { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInS
  * outbox, on the clinic's shard, that the dispatcher hands to the queue after the commit
  * (`dispatchOutbox`). Answers the job's id, which it will have in the queue.
  */
-export async function enqueue(tx: Db, clinicId: string, queue: QueueName, data: object, options: { startAfter?: Date | undefined } = {}): Promise<string> {
+export async function enqueue(
+  tx: Db,
+  clinicId: string,
+  queue: QueueName,
+  data: object,
+  options: { startAfter?: Date | undefined } = {},
+): Promise<string> {
   const jobId = randomUUID();
   await tx.insert(outbox).values({ clinicId, jobId, queue, data: { ...data }, startAfter: options.startAfter ?? null });
   return jobId;
@@ -79,7 +85,8 @@ export async function enqueue(tx: Db, clinicId: string, queue: QueueName, data: 
  * not cancelled there: that would be a statement off the clinic's shard.
  */
 export async function cancelJobs(tx: Db, clinicId: string, ids: readonly string[]): Promise<void> {
-  if (ids.length > 0) await tx.delete(outbox).where(and(eq(outbox.clinicId, clinicId), inArray(outbox.jobId, [...ids])));
+  if (ids.length > 0)
+    await tx.delete(outbox).where(and(eq(outbox.clinicId, clinicId), inArray(outbox.jobId, [...ids])));
 }
 
 /**
@@ -89,8 +96,13 @@ export async function cancelJobs(tx: Db, clinicId: string, ids: readonly string[
  * the rows for the next round, and a job handed over twice is created once (same id). Answers how
  * many rows it handed over.
  */
-export async function dispatchOutbox(db: Db, options: { clinics?: number; rowsPerClinic?: number } = {}): Promise<number> {
-  const pending = rowsOf<{ clinic_id: string }>(await db.execute(sql`select distinct clinic_id from ${outbox} limit ${options.clinics ?? 50}`));
+export async function dispatchOutbox(
+  db: Db,
+  options: { clinics?: number; rowsPerClinic?: number } = {},
+): Promise<number> {
+  const pending = rowsOf<{ clinic_id: string }>(
+    await db.execute(sql`select distinct clinic_id from ${outbox} limit ${options.clinics ?? 50}`),
+  );
   let handed = 0;
   for (const { clinic_id: clinicId } of pending) {
     handed += await db.transaction(async (tx) => {
@@ -103,9 +115,22 @@ export async function dispatchOutbox(db: Db, options: { clinics?: number; rowsPe
         .for("update", { skipLocked: true });
       if (rows.length === 0) return 0;
       for (const row of rows) {
-        await sender.send(row.queue, row.data, { db: adapter(tx), id: row.jobId, ...jobOptions, ...(row.startAfter ? { startAfter: row.startAfter } : {}) });
+        await sender.send(row.queue, row.data, {
+          db: adapter(tx),
+          id: row.jobId,
+          ...jobOptions,
+          ...(row.startAfter ? { startAfter: row.startAfter } : {}),
+        });
       }
-      await tx.delete(outbox).where(and(eq(outbox.clinicId, clinicId), inArray(outbox.jobId, rows.map((r) => r.jobId))));
+      await tx.delete(outbox).where(
+        and(
+          eq(outbox.clinicId, clinicId),
+          inArray(
+            outbox.jobId,
+            rows.map((r) => r.jobId),
+          ),
+        ),
+      );
       return rows.length;
     });
   }
@@ -131,10 +156,17 @@ export async function installJobQueue(database: Database): Promise<void> {
 }
 
 /** unique_violation, duplicate_object, duplicate_table, duplicate_schema, deadlock_detected. */
-const lostRace = (error: unknown) => ["23505", "42710", "42P07", "42P06", "40P01"].includes(pgErrorInfo(error)?.code ?? "");
+const lostRace = (error: unknown) =>
+  ["23505", "42710", "42P07", "42P06", "40P01"].includes(pgErrorInfo(error)?.code ?? "");
 
 async function installOnce(database: Database): Promise<void> {
-  const boss = new PgBoss({ db: adapter(database.db, database), schema, supervise: false, schedule: false, migrate: true });
+  const boss = new PgBoss({
+    db: adapter(database.db, database),
+    schema,
+    supervise: false,
+    schedule: false,
+    migrate: true,
+  });
   boss.on("error", () => undefined);
   try {
     await boss.start();
@@ -150,13 +182,20 @@ export class JobWorkers {
   private started: Promise<void> | undefined;
   private dispatching: NodeJS.Timeout | undefined;
   private dispatchRound: Promise<unknown> = Promise.resolve();
+  private readonly workerIds: string[] = [];
 
   constructor(
     database: Database,
     private readonly options: { pollingIntervalSeconds?: number; onError?: (error: Error) => void } = {},
   ) {
     // Supervised: pg-boss's maintenance (expiring stuck jobs, archiving) runs in one process at a time.
-    this.boss = new PgBoss({ db: adapter(database.db, database), schema, supervise: true, schedule: false, migrate: false });
+    this.boss = new PgBoss({
+      db: adapter(database.db, database),
+      schema,
+      supervise: true,
+      schedule: false,
+      migrate: false,
+    });
     this.boss.on("error", (error) => options.onError?.(error));
   }
 
@@ -164,9 +203,35 @@ export class JobWorkers {
   async work<T extends object>(queue: QueueName, handler: (job: Job<T>) => Promise<void>): Promise<void> {
     this.started ??= this.boss.start().then(() => undefined);
     await this.started;
-    await this.boss.work<T>(queue, { pollingIntervalSeconds: this.options.pollingIntervalSeconds ?? 1, batchSize: 1 }, async (jobs) => {
-      for (const job of jobs) await handler({ id: job.id, data: job.data });
-    });
+    // Up to 20 jobs a fetch, run together: a slow receiver does not hold the others back, and the
+    // queue is not limited to one job per polling interval. A job that throws is failed on its own
+    // (retried by its policy) before pg-boss completes the batch, which completes only jobs still
+    // active — the ones that succeeded.
+    const id = await this.boss.work<T>(
+      queue,
+      { pollingIntervalSeconds: this.options.pollingIntervalSeconds ?? 1, batchSize: 20 },
+      async (jobs) => {
+        const outcomes = await Promise.allSettled(jobs.map((job) => handler({ id: job.id, data: job.data })));
+        for (const [i, outcome] of outcomes.entries()) {
+          const job = jobs[i];
+          if (outcome.status === "rejected" && job) {
+            await this.boss.fail(
+              queue,
+              job.id,
+              outcome.reason instanceof Error
+                ? { message: outcome.reason.message }
+                : { message: String(outcome.reason) },
+            );
+          }
+        }
+      },
+    );
+    this.workerIds.push(id);
+  }
+
+  /** Wakes this process's workers now instead of at their next poll (jobs were just handed over). */
+  private wake(): void {
+    for (const id of this.workerIds) this.boss.notifyWorker(id);
   }
 
   /**
@@ -177,7 +242,11 @@ export class JobWorkers {
   dispatchOutboxEvery(db: Db, intervalMs: number): void {
     if (this.dispatching) return;
     const round = () => {
-      this.dispatchRound = dispatchOutbox(db).catch((error: unknown) => this.options.onError?.(error instanceof Error ? error : new Error(String(error))));
+      this.dispatchRound = dispatchOutbox(db)
+        .then((handed) => {
+          if (handed > 0) this.wake();
+        })
+        .catch((error: unknown) => this.options.onError?.(error instanceof Error ? error : new Error(String(error))));
       void this.dispatchRound.finally(() => {
         if (this.dispatching) this.dispatching = setTimeout(round, intervalMs);
       });
