@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import type { AnyRouter } from "@trpc/server";
@@ -6,6 +5,8 @@ import {
   type Context,
   DomainError,
   type FastAvailabilityAnswer,
+  etagOf,
+  matchesEtag,
   type RestRoute,
   createCallerFactory,
 } from "@clinic/api";
@@ -88,13 +89,6 @@ export interface RestOptions {
 /** V1 and O3 answers may be cached by the caller, but revalidated every time (contract §17). */
 const availabilityCacheControl = "private, no-cache";
 
-/** Whether an If-None-Match header names this tag (a list, weak or strong, or `*`). */
-function matchesTag(ifNoneMatch: string | undefined, etag: string): boolean {
-  if (!ifNoneMatch) return false;
-  if (ifNoneMatch.trim() === "*") return true;
-  return ifNoneMatch.split(",").some((tag) => tag.trim().replace(/^W\//, "") === etag);
-}
-
 /** Maps every procedure with `meta.rest` to its /v1 route. Errors go to the app's error handler. */
 export const restAdapter = fp(
   (app: FastifyInstance, options: RestOptions, done: (error?: Error) => void) => {
@@ -119,9 +113,9 @@ export const restAdapter = fp(
           if (fast) {
             // Not from the fast path (a miss): the tag is the body's own hash.
             const body = JSON.stringify(result);
-            const etag = `"${createHash("sha1").update(body).digest("base64url")}"`;
+            const etag = etagOf(body);
             reply.header("cache-control", availabilityCacheControl).header("etag", etag);
-            if (matchesTag(request.headers["if-none-match"], etag)) return reply.code(304).send();
+            if (matchesEtag(request.headers["if-none-match"], etag)) return reply.code(304).send();
             return reply.code(200).type("application/json; charset=utf-8").send(body);
           }
           const status = statusOf(entry.rest.status, result);

@@ -8,6 +8,8 @@ export {
   type FastAvailabilityAnswer,
   type FastAvailabilityRequest,
   fastAvailability,
+  etagOf,
+  matchesEtag,
 } from "./modules/availability/index.ts";
 export { deliveryCountsByStatus, oldestPendingDeliveryAgeS } from "./modules/webhooks/index.ts";
 export {

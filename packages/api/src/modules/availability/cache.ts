@@ -9,6 +9,8 @@ export interface CachedAvailability {
   dependsOn: readonly string[];
   /** Each slot as the JSON of the answer, made at the first fast read (docs/performance.md#availability). */
   fragments?: string[];
+  /** The ETags of the last cuts of the answer the fast path served, by cut (`from.to`). */
+  tags?: Map<string, string>;
 }
 
 /**

@@ -62,8 +62,17 @@ function fragmentsOf(answer: CachedAvailability): string[] {
   return answer.fragments;
 }
 
+/**
+ * The tag of an answer: the hash of its JSON text. The fast path and the procedure's answer
+ * (the same bytes) get the same tag, on every process; a 304 of the fast path needs no body once
+ * the tag of that cut of the answer is known.
+ */
+export function etagOf(body: string): string {
+  return `"${createHash("sha1").update(body).digest("base64url")}"`;
+}
+
 /** Whether an If-None-Match header names this tag (a list, weak or strong, or `*`). */
-function matches(ifNoneMatch: string | undefined, etag: string): boolean {
+export function matchesEtag(ifNoneMatch: string | undefined, etag: string): boolean {
   if (!ifNoneMatch) return false;
   if (ifNoneMatch.trim() === "*") return true;
   return ifNoneMatch.split(",").some((tag) => tag.trim().replace(/^W\//, "") === etag);
@@ -71,8 +80,8 @@ function matches(ifNoneMatch: string | undefined, etag: string): boolean {
 
 /**
  * The answer of V1/O3 from the cache, or undefined when the procedure must answer. The tag is the
- * answer's versions and the part of it the clock leaves (notice, horizon, past starts): it changes
- * whenever the answer could.
+ * hash of the answer's text (`etagOf`), remembered per cut of a cached answer: it changes whenever
+ * the answer does.
  */
 export async function fastAvailability(
   db: Db,
@@ -118,8 +127,9 @@ export async function fastAvailability(
   if (!answer) return undefined;
   cache.noteLookup(true);
   const { from, to } = offeredRange(answer.slots, rulesOf(answer.service), request.now.getTime(), timeZone);
-  const etag = `"${createHash("sha1").update(`${key}|${versionKey}`).digest("base64url")}.${String(from)}.${String(to)}"`;
-  if (matches(request.ifNoneMatch, etag)) return { status: 304, etag };
+  const cut = `${String(from)}.${String(to)}`;
+  const known = answer.tags?.get(cut);
+  if (known !== undefined && matchesEtag(request.ifNoneMatch, known)) return { status: 304, etag: known };
   const head = JSON.stringify({
     clinic_id: request.clinicId,
     service_id: answer.service.id,
@@ -129,5 +139,13 @@ export async function fastAvailability(
     to: range.toDate,
   });
   const body = `${head.slice(0, -1)},"slots":[${fragmentsOf(answer).slice(from, to).join(",")}]}`;
+  const etag = known ?? etagOf(body);
+  // The tags of the last few cuts of this answer (the clock moves the cut now and then).
+  answer.tags ??= new Map();
+  if (!answer.tags.has(cut)) {
+    if (answer.tags.size >= 4) answer.tags.clear();
+    answer.tags.set(cut, etag);
+  }
+  if (matchesEtag(request.ifNoneMatch, etag)) return { status: 304, etag };
   return { status: 200, etag, body };
 }
