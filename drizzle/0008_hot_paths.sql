@@ -140,7 +140,10 @@ BEGIN
                'buffer_before_min', a.buffer_before_min, 'buffer_after_min', a.buffer_after_min))
       FROM appointments a
       WHERE a.clinic_id = p_clinic_id AND a.status = 'booked' AND a.provider_id = ANY (v_candidates)
-        AND a.occupied_start < v_to AND a.occupied_end > v_from AND (v_exclude IS NULL OR a.id <> v_exclude)), '[]'),
+        AND a.occupied_start < v_to AND a.occupied_end > v_from AND (v_exclude IS NULL OR a.id <> v_exclude)
+        -- The same bounds on the start, for the (clinic, provider, start) index: a booking lasts at
+        -- most a day and its buffers at most 4 h each side.
+        AND a.starts_at > v_from - interval '28 hours' AND a.starts_at < v_to + interval '4 hours'), '[]'),
     'day_load', CASE WHEN p->>'day_start' IS NULL THEN '{}'::jsonb ELSE coalesce((
       SELECT jsonb_object_agg(l.provider_id, l.n) FROM (
         SELECT a.provider_id, count(*) AS n FROM appointments a

@@ -50,28 +50,36 @@ export interface BenchServer {
 /** The compiled server with `workers` processes on `databaseUrl`; resolves once it listens. */
 export async function startServer(databaseUrl: string, workers: number): Promise<BenchServer> {
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, ["--enable-source-maps", "apps/server/dist/main.js"], {
-    cwd: root,
-    detached: true,
-    env: {
-      PATH: process.env.PATH,
-      DATABASE_URL: databaseUrl,
-      WORKERS: String(workers),
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      JWT_SECRET: benchSecret,
-      DEMO: "off",
-      LOG_LEVEL: "warn",
-      // Neither the per-IP nor the per-user booking-write limit may answer for the database here.
-      RATE_LIMIT_MAX: "1000000000",
-      BOOKING_RATE_LIMIT: "1000000",
-      // The webhooks of the seeded clinics point at the sink on 127.0.0.1 (startSink).
-      WEBHOOK_ALLOW_PRIVATE: "true",
-      // The availability cache's hits and misses (cacheLookups).
-      METRICS_TOKEN: benchMetricsToken,
+  // BENCH_CPU_PROF_DIR: each server process writes a V8 CPU profile there when it stops (where the time goes).
+  const profile = process.env.BENCH_CPU_PROF_DIR
+    ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`]
+    : [];
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [...profile, "--enable-source-maps", "apps/server/dist/main.js"],
+    {
+      cwd: root,
+      detached: true,
+      env: {
+        PATH: process.env.PATH,
+        DATABASE_URL: databaseUrl,
+        WORKERS: String(workers),
+        PORT: String(port),
+        HOST: "127.0.0.1",
+        JWT_SECRET: benchSecret,
+        DEMO: "off",
+        LOG_LEVEL: "warn",
+        // Neither the per-IP nor the per-user booking-write limit may answer for the database here.
+        RATE_LIMIT_MAX: "1000000000",
+        BOOKING_RATE_LIMIT: "1000000",
+        // The webhooks of the seeded clinics point at the sink on 127.0.0.1 (startSink).
+        WEBHOOK_ALLOW_PRIVATE: "true",
+        // The availability cache's hits and misses (cacheLookups).
+        METRICS_TOKEN: benchMetricsToken,
+      },
+      stdio: ["ignore", "pipe", "pipe"],
     },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  );
   let output = "";
   child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));

@@ -126,6 +126,10 @@ export async function loadSchedule(
               bookedAppointmentsOf(clinicId, providerIds),
               lt(appointments.occupiedStart, rangeEnd),
               gt(appointments.occupiedEnd, rangeStart),
+              // The same bounds on the start, for the (clinic, provider, start) index: a booking
+              // lasts at most a day and its buffers at most 4 h each side.
+              gt(appointments.startsAt, new Date(rangeStart.getTime() - 28 * HOUR)),
+              lt(appointments.startsAt, new Date(rangeEnd.getTime() + 4 * HOUR)),
               scope.excludeAppointmentId ? ne(appointments.id, scope.excludeAppointmentId) : undefined,
             ),
           )
