@@ -211,21 +211,20 @@ END $$;
 CREATE OR REPLACE FUNCTION clinic_check_schedule(p_clinic_id uuid, p_schedule jsonb) RETURNS void
 LANGUAGE plpgsql AS $$
 DECLARE
-  v_scopes uuid[];
   v_scope uuid;
-  v_row record;
+  v_version bigint;
 BEGIN
-  SELECT coalesce(array_agg(k::uuid ORDER BY k), '{}') INTO v_scopes FROM jsonb_object_keys(p_schedule) AS k;
-  FOREACH v_scope IN ARRAY v_scopes LOOP
-    INSERT INTO availability_versions (clinic_id, scope_id, version, schedule_version)
-    VALUES (p_clinic_id, v_scope, 0, 0) ON CONFLICT DO NOTHING;
-  END LOOP;
-  FOR v_row IN
-    SELECT v.scope_id, v.schedule_version FROM availability_versions v
-    WHERE v.clinic_id = p_clinic_id AND v.scope_id = ANY (v_scopes)
-    ORDER BY v.scope_id FOR KEY SHARE
-  LOOP
-    IF v_row.schedule_version <> (p_schedule->>v_row.scope_id::text)::bigint THEN
+  FOR v_scope IN SELECT k::uuid FROM jsonb_object_keys(p_schedule) AS k ORDER BY 1 LOOP
+    SELECT v.schedule_version INTO v_version FROM availability_versions v
+    WHERE v.clinic_id = p_clinic_id AND v.scope_id = v_scope FOR KEY SHARE;
+    IF NOT FOUND THEN
+      -- A scope never changed has no row yet: make one to hold the lock on.
+      INSERT INTO availability_versions (clinic_id, scope_id, version, schedule_version)
+      VALUES (p_clinic_id, v_scope, 0, 0) ON CONFLICT DO NOTHING;
+      SELECT v.schedule_version INTO v_version FROM availability_versions v
+      WHERE v.clinic_id = p_clinic_id AND v.scope_id = v_scope FOR KEY SHARE;
+    END IF;
+    IF v_version <> (p_schedule->>v_scope::text)::bigint THEN
       RAISE EXCEPTION USING ERRCODE = 'CL002', MESSAGE = 'STALE';
     END IF;
   END LOOP;
@@ -354,8 +353,6 @@ BEGIN
       RAISE EXCEPTION USING ERRCODE = 'CL001', MESSAGE = p->'refuse'->>'code', DETAIL = p->'refuse'->>'detail',
         HINT = coalesce(p->'refuse'->'extra', '{}'::jsonb)::text;
     END IF;
-    PERFORM clinic_check_schedule(p_clinic_id, p->'schedule');
-
     -- A patient's own booking: their open bookings, counted under the lock of their row.
     IF v_limit IS NOT NULL THEN
       INSERT INTO clinic_patients AS cp (clinic_id, user_id) VALUES (p_clinic_id, (p->>'patient_user_id')::uuid)
@@ -388,6 +385,9 @@ BEGIN
     IF v_id IS NULL THEN
       RAISE EXCEPTION USING ERRCODE = 'CL001', MESSAGE = 'SLOT_UNAVAILABLE', DETAIL = format('%s was just booked by someone else', p->>'start');
     END IF;
+    -- The schedule of the clinic and of the provider who got it must still be the one checked
+    -- (a changed one rolls all of this back: read again).
+    PERFORM clinic_check_schedule(p_clinic_id, jsonb_build_object(p_clinic_id::text, p->'schedule'->p_clinic_id::text, v_provider::text, p->'schedule'->v_provider::text));
 
     PERFORM clinic_bookings_changed(p_clinic_id, ARRAY[v_provider]);
     PERFORM clinic_plan_reminders(p_clinic_id, v_id, v_start, v_now);

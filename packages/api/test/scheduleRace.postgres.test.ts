@@ -1,0 +1,80 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { and, eq, sql } from "drizzle-orm";
+import { type DbHandle, appointments, closures, openDatabase, rowsOf } from "@clinic/db";
+import { invalidateAvailability } from "../src/modules/availability/index.ts";
+import { addService, bookableClinic, callerFor, codeOf, pinnedNow } from "../testing/index.ts";
+
+// A booking checks the schedule it read, and the write re-checks that schedule's version under a
+// key-share lock (docs/performance.md#re-checking-the-schedule-without-making-bookings-wait-for-each-other).
+// Here a closure is being added while a booking that read the schedule without it is writing: the
+// booking waits for the closure's commit, sees the new version, reads again and is refused.
+const databaseUrl = inject("databaseUrl");
+
+describe.skipIf(!databaseUrl)("a booking racing a schedule change (PostgreSQL)", () => {
+  let writer: DbHandle;
+  let booker: DbHandle;
+  beforeAll(async () => {
+    writer = await openDatabase({ url: databaseUrl, poolMax: 2 });
+    booker = await openDatabase({ url: databaseUrl, poolMax: 2 });
+  });
+  afterAll(async () => {
+    await writer.close();
+    await booker.close();
+  });
+
+  it("never books into a closure that committed while it was writing", async () => {
+    const c = await bookableClinic(writer.db);
+    const service = await addService(writer.db, c.clinicId, { durationMin: 30 });
+    const start = new Date("2027-03-15T10:00:00Z");
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    // The schedule change: its transaction stays open until the booking is waiting on it.
+    const change = writer.db.transaction(async (tx) => {
+      await invalidateAvailability(tx, c.clinicId, [c.clinicId]);
+      await tx
+        .insert(closures)
+        .values({
+          clinicId: c.clinicId,
+          scope: "clinic",
+          startsAt: new Date("2027-03-15T09:00:00Z"),
+          endsAt: new Date("2027-03-15T12:00:00Z"),
+          reason: "race",
+        });
+      await held;
+    });
+    const booking = codeOf(
+      callerFor(booker.db, c.staff, { now: pinnedNow }).appointments.book({
+        clinic_id: c.clinicId,
+        service_id: service,
+        start: start.toISOString(),
+        patient: { name: "Pat" },
+      }),
+    );
+    // The booking has read the schedule (without the closure) once its write waits for a lock.
+    for (let i = 0; i < 100; i++) {
+      const waiting = rowsOf<{ n: number }>(
+        await writer.db.execute(
+          sql`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like '%clinic_book_appointment%'`,
+        ),
+      );
+      if ((waiting[0]?.n ?? 0) > 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const waitingNow = rowsOf<{ n: number }>(
+      await writer.db.execute(
+        sql`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like '%clinic_book_appointment%'`,
+      ),
+    );
+    expect(waitingNow[0]?.n).toBe(1);
+    release();
+    await change;
+    expect(await booking).toBe("SLOT_UNAVAILABLE");
+    const inside = await writer.db
+      .select()
+      .from(appointments)
+      .where(and(eq(appointments.clinicId, c.clinicId), eq(appointments.startsAt, start)));
+    expect(inside).toEqual([]);
+  }, 30_000);
+});
