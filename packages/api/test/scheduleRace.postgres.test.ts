@@ -33,15 +33,13 @@ describe.skipIf(!databaseUrl)("a booking racing a schedule change (PostgreSQL)",
     // The schedule change: its transaction stays open until the booking is waiting on it.
     const change = writer.db.transaction(async (tx) => {
       await invalidateAvailability(tx, c.clinicId, [c.clinicId]);
-      await tx
-        .insert(closures)
-        .values({
-          clinicId: c.clinicId,
-          scope: "clinic",
-          startsAt: new Date("2027-03-15T09:00:00Z"),
-          endsAt: new Date("2027-03-15T12:00:00Z"),
-          reason: "race",
-        });
+      await tx.insert(closures).values({
+        clinicId: c.clinicId,
+        scope: "clinic",
+        startsAt: new Date("2027-03-15T09:00:00Z"),
+        endsAt: new Date("2027-03-15T12:00:00Z"),
+        reason: "race",
+      });
       await held;
     });
     const booking = codeOf(
