@@ -5,8 +5,8 @@ import { type Slot, computeSlots, offeredAt } from "../../domain/slots.ts";
 import { wallClockToInstant, addDays } from "../../domain/timezone.ts";
 import { DomainError, validationFailed } from "../../errors.ts";
 import type { AvailabilityCache, CachedAvailability } from "./cache.ts";
-import { assertCandidate, readScheduleContext } from "./context.ts";
-import { type ServiceInfo, rulesOf } from "./service.ts";
+import { readScheduleContext } from "./context.ts";
+import { type ServiceInfo, assertCandidate, rulesOf } from "./service.ts";
 import { readVersions, versionKeyOf } from "./versions.ts";
 
 export interface AvailabilityQuery {

@@ -4,7 +4,7 @@
 import { sql } from "drizzle-orm";
 import { z } from "zod";
 import { type Db, memberStatuses, rowsOf } from "@clinic/db";
-import { DomainError, notFound } from "../../errors.ts";
+import { notFound } from "../../errors.ts";
 import { type LoadedSchedule, buildSchedule } from "./schedule.ts";
 import type { Candidate, ServiceInfo } from "./service.ts";
 
@@ -229,18 +229,4 @@ export async function readScheduleContext(
     scheduleVersions: answer.schedule,
     versions: answer.versions,
   };
-}
-
-/** NOT_A_PROVIDER when a named provider cannot deliver the service (the service's assigned one, or a provider of the clinic). */
-export function assertCandidate(
-  service: ServiceInfo,
-  providerId: string | undefined,
-  candidates: readonly unknown[],
-): void {
-  if (service.providerId && providerId && providerId !== service.providerId) {
-    throw new DomainError("NOT_A_PROVIDER", "provider_id is not the provider assigned to this service");
-  }
-  if (providerId && !service.providerId && candidates.length === 0) {
-    throw new DomainError("NOT_A_PROVIDER", "provider_id is not a provider of this clinic");
-  }
 }

@@ -12,7 +12,7 @@ import type { AvailabilityCache, CachedAvailability } from "./cache.ts";
 import { cacheKeyOf } from "./cached.ts";
 import { resolveDateRange } from "./range.ts";
 import { rulesOf } from "./service.ts";
-import { versionKeyOf } from "./versions.ts";
+import { parseVersions, versionKeyOf, versionsOfClinicSql } from "./versions.ts";
 
 export interface FastAvailabilityRequest {
   userId: string;
@@ -38,8 +38,7 @@ function buildQuery(db: Db) {
       onlineBooking: clinics.onlineBooking,
       role: clinicMembers.clinicRole,
       // Only the scopes the cached answer depends on, each filtered by the clinic (one shard).
-      versions: sql<string>`(select coalesce(string_agg(v.scope_id::text || '=' || v.version::text, ','), '') from availability_versions v
-        where v.clinic_id = ${sql.placeholder("clinicId")} and v.scope_id = any (string_to_array(${sql.placeholder("scopes")}, ',')::uuid[]))`,
+      versions: versionsOfClinicSql(sql.placeholder("clinicId"), sql.placeholder("scopes")),
     })
     .from(clinics)
     .leftJoin(
@@ -117,12 +116,7 @@ export async function fastAvailability(
   });
   if (!row || row.timezone !== timeZone) return undefined;
   if (request.online ? !row.onlineBooking : row.role === null) return undefined;
-  const versions = new Map<string, number>();
-  for (const pair of row.versions ? row.versions.split(",") : []) {
-    const at = pair.indexOf("=");
-    versions.set(pair.slice(0, at), Number(pair.slice(at + 1)));
-  }
-  const versionKey = versionKeyOf(versions, hint.dependsOn);
+  const versionKey = versionKeyOf(parseVersions(row.versions), hint.dependsOn);
   const answer = cache.get(key, versionKey);
   if (!answer) return undefined;
   cache.noteLookup(true);

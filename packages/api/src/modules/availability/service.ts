@@ -77,9 +77,6 @@ export async function candidatesOf(
   service: ServiceInfo,
   providerId: string | undefined,
 ): Promise<Candidate[]> {
-  if (service.providerId && providerId && providerId !== service.providerId) {
-    throw new DomainError("NOT_A_PROVIDER", "provider_id is not the provider assigned to this service");
-  }
   const wanted = service.providerId ?? providerId;
   const rows = await db
     .select({ userId: clinicMembers.userId, fullName: clinicMembers.fullName, status: clinicMembers.status })
@@ -92,9 +89,7 @@ export async function candidatesOf(
       ),
     )
     .orderBy(asc(clinicMembers.userId));
-  if (providerId && !service.providerId && rows.length === 0) {
-    throw new DomainError("NOT_A_PROVIDER", "provider_id is not a provider of this clinic");
-  }
+  assertCandidate(service, providerId, rows);
   return rows;
 }
 
@@ -108,4 +103,18 @@ export async function candidateProviders(
   return (await candidatesOf(db, clinicId, service, providerId))
     .filter((c) => c.status === "approved")
     .map((c) => c.userId);
+}
+
+/** NOT_A_PROVIDER when a named provider cannot deliver the service (the service's assigned one, or a provider of the clinic). */
+export function assertCandidate(
+  service: ServiceInfo,
+  providerId: string | undefined,
+  candidates: readonly unknown[],
+): void {
+  if (service.providerId && providerId && providerId !== service.providerId) {
+    throw new DomainError("NOT_A_PROVIDER", "provider_id is not the provider assigned to this service");
+  }
+  if (providerId && !service.providerId && candidates.length === 0) {
+    throw new DomainError("NOT_A_PROVIDER", "provider_id is not a provider of this clinic");
+  }
 }

@@ -81,8 +81,10 @@ export function versionKeyOf(versions: ReadonlyMap<string, number>, scopes: read
  * placeholder or a column: the subquery is filtered by the clinic itself, so that a distributed
  * database runs it on the clinic's node (docs/scale-out.md).
  */
-export function versionsOfClinicSql(clinicId: SQLWrapper): SQL<string> {
-  return sql<string>`(select coalesce(string_agg(v.scope_id::text || '=' || v.version::text, ','), '') from ${availabilityVersions} v where v.clinic_id = ${clinicId})`;
+export function versionsOfClinicSql(clinicId: SQLWrapper, scopes?: SQLWrapper): SQL<string> {
+  // `scopes`: comma-separated scope ids, to read only those.
+  const only = scopes ? sql` and v.scope_id = any (string_to_array(${scopes}, ',')::uuid[])` : sql``;
+  return sql<string>`(select coalesce(string_agg(v.scope_id::text || '=' || v.version::text, ','), '') from ${availabilityVersions} v where v.clinic_id = ${clinicId}${only})`;
 }
 
 /** The value of `versionsOfClinicSql` as a map. */
