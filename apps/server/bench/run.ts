@@ -8,6 +8,9 @@
 //   --db URL         the database (DATABASE_URL, else the local server's `postgres` database);
 //                    once per database to compare several side by side, e.g. plain PostgreSQL and Citus
 //   --no-engine      skip the slot-engine benchmark
+//   --rows a,b,...   only these rows (readyz, hit, revalidate, miss, bookings, hot, hotslot), e.g. to
+//                    profile one of them with BENCH_CPU_PROF_DIR; default all. A ratio whose
+//                    calibration row was left out is n/a.
 //
 // The world (seed.ts, written in batches): 100 clinics in four time zones × 10 approved providers
 // (Mon–Fri 09:00–17:00 clinic time), each clinic with one service per provider and two
@@ -60,6 +63,8 @@ interface Options {
   workerCounts: number[];
   urls: string[];
   engine: boolean;
+  /** The rows to run (all by default). */
+  rows: ReadonlySet<string>;
 }
 
 function parseOptions(argv: string[]): Options {
@@ -87,7 +92,18 @@ function parseOptions(argv: string[]): Options {
     workerCounts,
     urls: urls.length > 0 ? urls : [benchDatabaseUrl()],
     engine: !argv.includes("--no-engine"),
+    rows: new Set(rowsOption(values("rows").at(-1))),
   };
+}
+
+const allRows = ["readyz", "hit", "revalidate", "miss", "bookings", "hot", "hotslot"];
+
+function rowsOption(text: string | undefined): string[] {
+  if (text === undefined) return allRows;
+  const rows = text.split(",").map((r) => r.trim());
+  const unknown = rows.filter((r) => !allRows.includes(r));
+  if (unknown.length > 0) throw new Error(`--rows: unknown ${unknown.join(", ")} (rows: ${allRows.join(", ")})`);
+  return rows;
 }
 
 const options = parseOptions(process.argv.slice(2));
@@ -139,7 +155,8 @@ interface HttpRow extends LoadResult {
 interface WorkersRun {
   workers: number;
   rows: HttpRow[];
-  hotSlot: { created: number; conflicts: number; other: number };
+  /** Absent when --rows left it out. */
+  hotSlot: { created: number; conflicts: number; other: number } | undefined;
   /** Webhook deliveries planned (one per booking of a clinic with a webhook) and received by the sink while this server ran. */
   webhooks: { planned: number; received: number };
 }
@@ -324,85 +341,102 @@ async function httpBench(databaseUrl: string, sink: Sink): Promise<DatabaseResul
           if (probe.status !== 201)
             throw new Error(`the probe booking answered ${String(probe.status)}: ${await probe.text()}`);
           const rows: HttpRow[] = [];
-          rows.push(await runRow("readyz", workers, { ...common, kind: "get", base, path: "/readyz" }));
-          rows.push(
-            await runRow("hit", workers, {
-              ...common,
-              kind: "availability-hit",
-              base,
-              keys: hitKeys,
-              warmupPasses: 1 + 3 * workers,
-            }),
-          );
-          rows.push(await runRow("revalidate", workers, { ...common, kind: "availability-304", base, keys: hitKeys }));
-          rows.push(
-            await runRow("miss", workers, {
-              ...common,
-              kind: "availability-miss",
-              base,
-              clinic: world.large,
-              firstDate: missFirstDate,
-              days: missDays,
-            }),
-          );
-          const bookingMix = { idempotentShare: 0.3, retryShare: 0.05 };
-          const spread = await runRow("bookings", workers, {
-            ...common,
-            kind: "bookings",
-            base,
-            clinics,
-            firstMonday: addDays(bookingsMonday, week * 7),
-            ...bookingMix,
-          });
-          week += spread.weeksUsed ?? 0;
-          rows.push(spread);
-          const hot = await runRow("hot", workers, {
-            ...common,
-            kind: "bookings",
-            base,
-            clinics: [hotClinic],
-            firstMonday: addDays(bookingsMonday, week * 7),
-            ...bookingMix,
-          });
-          week += hot.weeksUsed ?? 0;
-          rows.push(hot);
-          // 50 simultaneous bookings of one slot through real HTTP connections.
-          console.log("  the hot slot: 50 simultaneous bookings of one slot ...");
-          const slot = zonedInstant(addDays(reserved, 1), 540, hotSlotClinic.timezone);
-          const serviceId = first(hotSlotClinic.assignedServiceIds, "service");
-          const statuses = await Promise.all(
-            Array.from({ length: 50 }, async (_, k) => {
-              const answer = await book(
+          const wanted = (id: RowId | "hotslot") => options.rows.has(id);
+          if (wanted("readyz"))
+            rows.push(await runRow("readyz", workers, { ...common, kind: "get", base, path: "/readyz" }));
+          if (wanted("hit"))
+            rows.push(
+              await runRow("hit", workers, {
+                ...common,
+                kind: "availability-hit",
                 base,
-                hotSlotClinic,
-                hotSlotClinic.tokens[k % hotSlotClinic.tokens.length] ?? "",
-                serviceId,
-                slot,
-                `Hot ${String(k)}`,
-              );
-              await answer.arrayBuffer();
-              return answer.status;
-            }),
-          );
-          const hotSlot = {
-            created: statuses.filter((s) => s === 201).length,
-            conflicts: statuses.filter((s) => s === 409).length,
-            other: statuses.filter((s) => s !== 201 && s !== 409).length,
-          };
-          console.log(
-            `    ${String(hotSlot.created)} × 201, ${String(hotSlot.conflicts)} × 409, ${String(hotSlot.other)} other`,
-          );
-          if (hotSlot.created !== 1 || hotSlot.other > 0)
-            warn(
-              `WORKERS=${String(workers)}: the hot slot answered ${String(hotSlot.created)} × 201, ${String(hotSlot.conflicts)} × 409, ${String(hotSlot.other)} other (expected exactly one 201 and 49 × 409)`,
+                keys: hitKeys,
+                warmupPasses: 1 + 3 * workers,
+              }),
             );
+          if (wanted("revalidate"))
+            rows.push(
+              await runRow("revalidate", workers, { ...common, kind: "availability-304", base, keys: hitKeys }),
+            );
+          if (wanted("miss"))
+            rows.push(
+              await runRow("miss", workers, {
+                ...common,
+                kind: "availability-miss",
+                base,
+                clinic: world.large,
+                firstDate: missFirstDate,
+                days: missDays,
+              }),
+            );
+          const bookingMix = { idempotentShare: 0.3, retryShare: 0.05 };
+          if (wanted("bookings")) {
+            const spread = await runRow("bookings", workers, {
+              ...common,
+              kind: "bookings",
+              base,
+              clinics,
+              firstMonday: addDays(bookingsMonday, week * 7),
+              ...bookingMix,
+            });
+            week += spread.weeksUsed ?? 0;
+            rows.push(spread);
+          }
+          if (wanted("hot")) {
+            const hot = await runRow("hot", workers, {
+              ...common,
+              kind: "bookings",
+              base,
+              clinics: [hotClinic],
+              firstMonday: addDays(bookingsMonday, week * 7),
+              ...bookingMix,
+            });
+            week += hot.weeksUsed ?? 0;
+            rows.push(hot);
+          }
+          // 50 simultaneous bookings of one slot through real HTTP connections.
+          async function hotSlotRun(): Promise<{ created: number; conflicts: number; other: number }> {
+            console.log("  the hot slot: 50 simultaneous bookings of one slot ...");
+            const slot = zonedInstant(addDays(reserved, 1), 540, hotSlotClinic.timezone);
+            const serviceId = first(hotSlotClinic.assignedServiceIds, "service");
+            const statuses = await Promise.all(
+              Array.from({ length: 50 }, async (_, k) => {
+                const answer = await book(
+                  base,
+                  hotSlotClinic,
+                  hotSlotClinic.tokens[k % hotSlotClinic.tokens.length] ?? "",
+                  serviceId,
+                  slot,
+                  `Hot ${String(k)}`,
+                );
+                await answer.arrayBuffer();
+                return answer.status;
+              }),
+            );
+            const hotSlot = {
+              created: statuses.filter((s) => s === 201).length,
+              conflicts: statuses.filter((s) => s === 409).length,
+              other: statuses.filter((s) => s !== 201 && s !== 409).length,
+            };
+            console.log(
+              `    ${String(hotSlot.created)} × 201, ${String(hotSlot.conflicts)} × 409, ${String(hotSlot.other)} other`,
+            );
+            if (hotSlot.created !== 1 || hotSlot.other > 0)
+              warn(
+                `WORKERS=${String(workers)}: the hot slot answered ${String(hotSlot.created)} × 201, ${String(hotSlot.conflicts)} × 409, ${String(hotSlot.other)} other (expected exactly one 201 and 49 × 409)`,
+              );
+            return hotSlot;
+          }
+          const hotSlot = wanted("hotslot") ? await hotSlotRun() : undefined;
           const now = await deliveries(database, world);
           const webhooks = { planned: now.planned - planned, received: sink.received() - received };
           console.log(
             `  webhooks: ${String(webhooks.planned)} deliveries planned during this run, ${String(webhooks.received)} received by the sink, ${String(now.pending)} pending`,
           );
-          if (webhooks.received === 0) warn(`WORKERS=${String(workers)}: the webhook sink received no delivery`);
-          else if (webhooks.received < webhooks.planned / 2)
+          const booked = wanted("bookings") || wanted("hot");
+          if (booked && webhooks.received === 0)
+            warn(`WORKERS=${String(workers)}: the webhook sink received no delivery`);
+          else if (booked && webhooks.received < webhooks.planned / 2)
             warn(
               `WORKERS=${String(workers)}: webhook deliveries lag the bookings: ${String(webhooks.planned)} planned during the run, ${String(webhooks.received)} received (${String(now.pending)} still pending)`,
             );
@@ -517,8 +551,10 @@ function ratioTable(results: DatabaseResult[]): { headers: string[]; rows: Cell[
     [
       "the hot slot: 50 simultaneous bookings of one slot",
       "1 × 201, 49 × 409",
-      (_, run) =>
-        `${String(run.hotSlot.created)} × 201, ${String(run.hotSlot.conflicts)} × 409${run.hotSlot.other > 0 ? `, ${String(run.hotSlot.other)} other` : ""} ${mark(run.hotSlot.created === 1 && run.hotSlot.conflicts === 49)}`,
+      (_, { hotSlot }) =>
+        hotSlot
+          ? `${String(hotSlot.created)} × 201, ${String(hotSlot.conflicts)} × 409${hotSlot.other > 0 ? `, ${String(hotSlot.other)} other` : ""} ${mark(hotSlot.created === 1 && hotSlot.conflicts === 49)}`
+          : "n/a",
     ],
     [
       "exact retries of a keyed booking answering the same appointment",
@@ -682,7 +718,9 @@ async function main() {
   const end = "<!-- bench:end -->";
   const from = text.indexOf(begin);
   const to = text.indexOf(end);
-  if (from < 0 || to < from) {
+  if (options.rows.size < allRows.length) {
+    console.log("\n--rows ran only some rows: docs/performance.md is left as it is");
+  } else if (from < 0 || to < from) {
     warn(`docs/performance.md has no ${begin} … ${end} section: not updated`);
   } else {
     await writeFile(docs, `${text.slice(0, from + begin.length)}\n${section}\n${text.slice(to)}`);
