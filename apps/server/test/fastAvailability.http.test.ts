@@ -126,4 +126,56 @@ describe("availability answers: ETag, 304 and the fast path", () => {
     });
     expect(third.statusCode).toBe(304);
   });
+  it("reads the requests of one turn together and answers each as if alone: members, strangers, two clinics", async () => {
+    clock = new Date("2027-03-01T00:00:00Z");
+    const one = await bookableClinic(t.handle.db);
+    const two = await bookableClinic(t.handle.db);
+    const serviceOne = await addService(t.handle.db, one.clinicId, { durationMin: 30 });
+    const serviceTwo = await addService(t.handle.db, two.clinicId, { durationMin: 60 });
+    const urlOne = `/v1/availability?clinic_id=${one.clinicId}&service_id=${serviceOne}&from=2027-03-15&to=2027-03-15`;
+    const urlTwo = `/v1/availability?clinic_id=${two.clinicId}&service_id=${serviceTwo}&from=2027-03-15&to=2027-03-15`;
+    const first = [
+      await request(t.app, { method: "GET", url: urlOne, token: one.staff.token }),
+      await request(t.app, { method: "GET", url: urlTwo, token: two.staff.token }),
+    ];
+    const stranger = await createUser(t.handle.db);
+    const hitsBefore = availabilityCache.stats().hits;
+    // Sent at once: the fast path reads them in one statement.
+    const answers = await Promise.all([
+      request(t.app, { method: "GET", url: urlOne, token: one.staff.token }),
+      request(t.app, { method: "GET", url: urlTwo, token: stranger.token }),
+      request(t.app, { method: "GET", url: urlTwo, token: two.admin.token }),
+      request(t.app, { method: "GET", url: urlOne, token: two.staff.token }),
+      request(t.app, {
+        method: "GET",
+        url: urlTwo,
+        token: two.staff.token,
+        headers: { "if-none-match": String(first[1]?.headers.etag) },
+      }),
+    ]);
+    expect(answers.map((a) => a.statusCode)).toEqual([200, 403, 200, 403, 304]);
+    expect(answers[0]?.body).toBe(first[0]?.body);
+    expect(answers[2]?.body).toBe(first[1]?.body);
+    // The members' three came from the cache; the strangers' went to the procedure, which refused them.
+    expect(availabilityCache.stats().hits - hitsBefore).toBe(3);
+
+    // A booking in clinic two, then a batch again: the new versions, read after the booking answered.
+    const booked = await request(t.app, {
+      method: "POST",
+      url: `/v1/appointments?clinic_id=${two.clinicId}`,
+      token: two.staff.token,
+      body: { service_id: serviceTwo, start: "2027-03-15T10:00:00Z", patient: { name: "Pat" } },
+    });
+    expect(booked.statusCode).toBe(201);
+    const after = await Promise.all([
+      request(t.app, { method: "GET", url: urlTwo, token: two.staff.token }),
+      request(t.app, { method: "GET", url: urlOne, token: one.staff.token }),
+    ]);
+    expect(after.map((a) => a.statusCode)).toEqual([200, 200]);
+    expect(after[0]?.body).not.toBe(first[1]?.body);
+    expect(after[0]?.json<{ slots: { start: string }[] }>().slots.map((s) => s.start)).not.toContain(
+      "2027-03-15T10:00:00.000Z",
+    );
+    expect(after[1]?.body).toBe(first[0]?.body);
+  });
 });

@@ -1,18 +1,19 @@
 // The fast path of a cached availability answer (V1, O3; docs/performance.md#availability): one
-// prepared statement — the clinic's zone, the caller's membership or the clinic's online booking,
-// and the versions of only the scopes the cached answer depends on — then the answer sliced from
-// its pre-serialized slots, or 304 when the caller's ETag is current. Anything it cannot answer
-// from the cache (a miss, a stale answer, a caller who is refused, an input that is not plain) it
-// leaves to the procedure, which gives the full answer or the error.
+// lookup — the clinic's zone, the caller's membership or the clinic's online booking, and the
+// versions of only the scopes the cached answer depends on, read for all the requests of one turn
+// of the event loop by one statement — then the answer sliced from its pre-serialized slots, or
+// 304 when the caller's ETag is current. Anything it cannot answer from the cache (a miss, a stale
+// answer, a caller who is refused, an input that is not plain) it leaves to the procedure, which
+// gives the full answer or the error.
 import { createHash } from "node:crypto";
-import { and, eq, sql } from "drizzle-orm";
-import { type Db, clinicMembers, clinics } from "@clinic/db";
+import { sql } from "drizzle-orm";
+import { type Db, availabilityVersions, clinicMembers, clinics, rowsOf } from "@clinic/db";
 import { offeredRange } from "../../domain/slots.ts";
 import type { AvailabilityCache, CachedAvailability } from "./cache.ts";
 import { cacheKeyOf } from "./cached.ts";
 import { resolveDateRange } from "./range.ts";
 import { rulesOf } from "./service.ts";
-import { parseVersions, versionKeyOf, versionsOfClinicSql } from "./versions.ts";
+import { parseVersions, versionKeyOf } from "./versions.ts";
 
 export interface FastAvailabilityRequest {
   userId: string;
@@ -31,25 +32,90 @@ export interface FastAvailabilityRequest {
 /** A fast answer: the body (JSON text) and its tag, or 304 for a current tag. */
 export type FastAvailabilityAnswer = { status: 200; etag: string; body: string } | { status: 304; etag: string };
 
-function buildQuery(db: Db) {
-  return db
-    .select({
-      timezone: clinics.timezone,
-      onlineBooking: clinics.onlineBooking,
-      role: clinicMembers.clinicRole,
-      // Only the scopes the cached answer depends on, each filtered by the clinic (one shard).
-      versions: versionsOfClinicSql(sql.placeholder("clinicId"), sql.placeholder("scopes")),
-    })
-    .from(clinics)
-    .leftJoin(
-      clinicMembers,
-      and(eq(clinicMembers.clinicId, sql.placeholder("clinicId")), eq(clinicMembers.userId, sql.placeholder("userId"))),
-    )
-    .where(eq(clinics.id, sql.placeholder("clinicId")))
-    .limit(1)
-    .prepare("fast_availability");
+/** What a hit needs from the database: the clinic's zone, who the caller is there, the versions. */
+interface FastRow {
+  timezone: string;
+  onlineBooking: boolean;
+  /** The caller's role in the clinic; null when not a member. */
+  role: string | null;
+  /** `scope=version,…` of only the scopes asked for (versionsOfClinicSql's format). */
+  versions: string;
 }
-const queries = new WeakMap<Db, ReturnType<typeof buildQuery>>();
+
+interface Lookup {
+  clinicId: string;
+  userId: string;
+  /** Comma-separated scope ids. */
+  scopes: string;
+  resolve: (row: FastRow | undefined) => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * The lookups of the fast path, several requests to one statement. Requests that arrive in the
+ * same turn of the event loop are read together by one statement sent after the last of them
+ * arrived (at the end of the turn, `setImmediate`): its snapshot is taken after every one of
+ * those requests was received, so each sees every write that committed before it arrived — what
+ * one statement per request gives (contract §6: a read after a write's response sees it, on any
+ * process), at one round trip per turn instead of one per request. A request never joins a
+ * statement that is already under way. Each clinic's rows are still filtered by that clinic.
+ */
+class LookupBatcher {
+  private pending: Lookup[] = [];
+  private scheduled = false;
+
+  constructor(private readonly db: Db) {}
+
+  lookup(clinicId: string, userId: string, scopes: readonly string[]): Promise<FastRow | undefined> {
+    return new Promise((resolve, reject) => {
+      this.pending.push({ clinicId, userId, scopes: scopes.join(","), resolve, reject });
+      if (!this.scheduled) {
+        this.scheduled = true;
+        setImmediate(() => {
+          this.flush();
+        });
+      }
+    });
+  }
+
+  private flush(): void {
+    const batch = this.pending;
+    this.pending = [];
+    this.scheduled = false;
+    if (batch.length === 0) return;
+    // Ids are UUIDs and scope lists comma-separated UUIDs (the caller checked the ids), so `,` and
+    // `;` separate them safely: three text parameters whatever the batch's size, one statement text.
+    const clinicIds = batch.map((l) => l.clinicId).join(",");
+    const userIds = batch.map((l) => l.userId).join(",");
+    const scopes = batch.map((l) => l.scopes).join(";");
+    this.db
+      .execute(
+        sql`select r.i::int as i, c.timezone, c.online_booking as "onlineBooking", m.clinic_role as role,
+          (select coalesce(string_agg(v.scope_id::text || '=' || v.version::text, ','), '')
+             from ${availabilityVersions} v
+            where v.clinic_id = r.clinic_id and v.scope_id = any (string_to_array(r.scopes, ',')::uuid[])) as versions
+        from unnest(string_to_array(${clinicIds}::text, ',')::uuid[], string_to_array(${userIds}::text, ',')::uuid[],
+                    string_to_array(${scopes}::text, ';')) with ordinality as r(clinic_id, user_id, scopes, i)
+        join ${clinics} c on c.id = r.clinic_id
+        left join ${clinicMembers} m on m.clinic_id = r.clinic_id and m.user_id = r.user_id`,
+      )
+      .then(
+        (result) => {
+          const rows = new Map(rowsOf<FastRow & { i: number }>(result).map((row) => [row.i, row]));
+          batch.forEach((l, k) => {
+            l.resolve(rows.get(k + 1));
+          });
+        },
+        (error: unknown) => {
+          for (const l of batch) l.reject(error);
+        },
+      );
+  }
+}
+const batchers = new WeakMap<Db, LookupBatcher>();
+
+/** A lower-case UUID: the only ids a batch's statement is given (one odd id would fail the whole batch). */
+const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -87,6 +153,7 @@ export async function fastAvailability(
   cache: AvailabilityCache,
   request: FastAvailabilityRequest,
 ): Promise<FastAvailabilityAnswer | undefined> {
+  if (!uuid.test(request.clinicId) || !uuid.test(request.userId)) return undefined;
   const timeZone = cache.zoneOf(request.clinicId);
   if (!timeZone) return undefined;
   let range: { fromDate: string; toDate: string };
@@ -104,20 +171,16 @@ export async function fastAvailability(
   });
   const hint = cache.peek(key);
   if (!hint) return undefined;
-  let query = queries.get(db);
-  if (!query) {
-    query = buildQuery(db);
-    queries.set(db, query);
+  let batcher = batchers.get(db);
+  if (!batcher) {
+    batcher = new LookupBatcher(db);
+    batchers.set(db, batcher);
   }
-  const [row] = await query.execute({
-    clinicId: request.clinicId,
-    userId: request.userId,
-    scopes: hint.dependsOn.join(","),
-  });
+  const row = await batcher.lookup(request.clinicId, request.userId, hint.dependsOn);
   if (!row || row.timezone !== timeZone) return undefined;
   if (request.online ? !row.onlineBooking : row.role === null) return undefined;
   const versionKey = versionKeyOf(parseVersions(row.versions), hint.dependsOn);
-  const answer = cache.get(key, versionKey);
+  const answer = cache.get(key, versionKey, request.now.getTime());
   if (!answer) return undefined;
   cache.noteLookup(true);
   const { from, to } = offeredRange(answer.slots, rulesOf(answer.service), request.now.getTime(), timeZone);
