@@ -1,59 +1,103 @@
 import { useMutation, useQueries, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { RouterOutputs } from "@clinic/client";
-import { useState } from "react";
+import { type KeyboardEvent, useEffect, useRef, useState } from "react";
 import { client, messageOf } from "./api.ts";
-import { dateIn, hhmm, instantAt, longDate, minutesIn, minutesOf, weekdayOf } from "./time.ts";
+import { DeskSearch } from "./DeskSearch.tsx";
+import { type Block, addDays, clinicPeriods, columnBlocks, deskDay } from "./deskDay.ts";
+import { freesItsTime, lookOf, statusLooks } from "./status.ts";
+import { dateIn, hhmm, instantAt, longDate, minutesIn, minutesOf, timeIn, weekdayOf } from "./time.ts";
 
 type Appointment = RouterOutputs["appointments"]["list"]["appointments"][number];
 type ProviderDetail = RouterOutputs["providers"]["get"];
 
 const rowStep = 30;
+const tipId = "desk-tip";
 
-/** What a cell of the day grid holds. */
-type Cell =
-  | { kind: "appointment"; appointment: Appointment; first: boolean }
-  | { kind: "free"; start: Date }
-  | { kind: "closed"; reason: string }
-  | { kind: "other"; start: Date; working: boolean };
-
-function cellOf(
-  provider: ProviderDetail,
-  minute: number,
-  context: { date: string; timeZone: string; appointments: Appointment[]; freeStarts: Map<string, Set<number>> },
-): Cell {
-  const { date, timeZone } = context;
-  const start = instantAt(date, minute, timeZone);
-  const end = instantAt(date, minute + rowStep, timeZone);
-  const appointment = context.appointments.find(
-    (a) => a.provider_id === provider.user_id && a.start < end && a.end > start,
-  );
-  if (appointment) return { kind: "appointment", appointment, first: minutesIn(appointment.start, timeZone) >= minute };
-  const closure = provider.closures.find((c) => c.starts_at < end && c.ends_at > start);
-  if (closure) return { kind: "closed", reason: closure.reason ?? "closed" };
-  if (context.freeStarts.get(provider.user_id)?.has(minute)) return { kind: "free", start };
-  const weekday = weekdayOf(date);
-  const working = provider.work_hours.some(
-    (h) => h.weekday === weekday && minutesOf(h.opens_at) <= minute && minute < minutesOf(h.closes_at),
-  );
-  return { kind: "other", start, working };
+/** The clinic's current minute, refreshed every 30 seconds (moves the now-line). */
+function useNow(): Date {
+  const [now, setNow] = useState(() => new Date());
+  useEffect(() => {
+    const timer = setInterval(() => {
+      setNow(new Date());
+    }, 30_000);
+    return () => {
+      clearInterval(timer);
+    };
+  }, []);
+  return now;
 }
+
+/** The tooltip of a quiet cell: why it cannot be booked, asked of V2 when the cell is hovered or focused. */
+function WhyTip(props: { clinicId: string; serviceId: string; providerId: string; start: Date }) {
+  const why = useQuery({
+    queryKey: ["desk-why", props.clinicId, props.serviceId, props.providerId, props.start.toISOString()],
+    queryFn: () =>
+      client.availability.explain.query({
+        clinic_id: props.clinicId,
+        service_id: props.serviceId,
+        provider_id: props.providerId,
+        start: props.start,
+      }),
+    staleTime: 30_000,
+  });
+  const reasons = why.data?.providers.flatMap((p) => p.reasons.map((r) => r.detail)) ?? [];
+  return (
+    <span role="tooltip" id={tipId} className="tip">
+      {why.isPending
+        ? "Checking why…"
+        : why.isError
+          ? messageOf(why.error)
+          : reasons.length > 0
+            ? reasons.join("; ")
+            : "Bookable now: the grid is being refreshed."}
+    </span>
+  );
+}
+
+/** The key under which the grid remembers its one tab stop: column and first row of a block. */
+const cellKey = (col: number, row: number) => `${String(col)}:${String(row)}`;
 
 /** The front-desk day view `/desk/{clinic_id}` (docs/web.md). */
 export function DeskPage({ clinicId }: { clinicId: string }) {
   const queryClient = useQueryClient();
+  const now = useNow();
   const clinic = useQuery({
     queryKey: ["desk-clinic", clinicId],
     queryFn: () => client.clinics.get.query({ clinic_id: clinicId }),
   });
   const timeZone = clinic.data?.timezone ?? "UTC";
-  // The day shown: `?date=YYYY-MM-DD`, else today in the clinic's zone.
+  const today = dateIn(now, timeZone);
+  // What the clinic's next two weeks look like, to open on the right day (docs/web.md).
+  const opening = useQuery({
+    queryKey: ["desk-opening", clinicId, today],
+    queryFn: async () => {
+      const [hours, overrides, closures] = await Promise.all([
+        client.workHours.listClinic.query({ clinic_id: clinicId }),
+        client.dateOverrides.listClinic.query({ clinic_id: clinicId, from: today, to: addDays(today, 14) }),
+        client.closures.listClinic.query({
+          clinic_id: clinicId,
+          from: instantAt(today, 0, timeZone),
+          to: instantAt(addDays(today, 15), 0, timeZone),
+        }),
+      ]);
+      return { hours: hours.work_hours, overrides: overrides.date_overrides, closures: closures.closures };
+    },
+    enabled: clinic.isSuccess,
+  });
+  // The day shown: `?date=YYYY-MM-DD`, else the one picked here, else the desk's current day.
   const [pickedDate, setDate] = useState(() => new URLSearchParams(window.location.search).get("date") ?? "");
-  const date = pickedDate || dateIn(new Date(), timeZone);
+  const current = opening.data ? deskDay(now, timeZone, opening.data) : undefined;
+  const date = pickedDate || current?.date || "";
   const [serviceId, setServiceId] = useState("");
   const [walkIn, setWalkIn] = useState<{ providerId: string; providerName: string; start: Date } | undefined>();
   const [patient, setPatient] = useState("");
   const [message, setMessage] = useState<string | undefined>();
   const [why, setWhy] = useState<string | undefined>();
+  const [active, setActive] = useState<string | undefined>();
+  const [tip, setTip] = useState<{ key: string; providerId: string; start: Date } | undefined>();
+  const [showAppointment, setShowAppointment] = useState<string | undefined>();
+  const hoverTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const table = useRef<HTMLTableElement>(null);
 
   const services = useQuery({
     queryKey: ["desk-services", clinicId],
@@ -70,22 +114,26 @@ export function DeskPage({ clinicId }: { clinicId: string }) {
       queryFn: () => client.providers.get.query({ clinic_id: clinicId, user_id: p.user_id }),
     })),
   });
-  const dayStart = instantAt(date, 0, timeZone);
-  const dayEnd = instantAt(date, 24 * 60, timeZone);
+  const dayStart = instantAt(date || today, 0, timeZone);
+  const dayEnd = instantAt(addDays(date || today, 1), 0, timeZone);
   const appointments = useQuery({
     queryKey: ["desk-appointments", clinicId, date],
-    queryFn: () =>
-      client.appointments.list.query({ clinic_id: clinicId, from: dayStart, to: dayEnd, status: "booked", limit: 500 }),
-    enabled: clinic.isSuccess,
+    queryFn: () => client.appointments.list.query({ clinic_id: clinicId, from: dayStart, to: dayEnd, limit: 500 }),
+    enabled: clinic.isSuccess && date !== "",
+  });
+  const clinicClosures = useQuery({
+    queryKey: ["desk-clinic-closures", clinicId, date],
+    queryFn: () => client.closures.listClinic.query({ clinic_id: clinicId, from: dayStart, to: dayEnd }),
+    enabled: clinic.isSuccess && date !== "",
   });
   const slots = useQuery({
     queryKey: ["desk-slots", clinicId, service, date],
     queryFn: () => client.availability.get.query({ clinic_id: clinicId, service_id: service, from: date, to: date }),
-    enabled: clinic.isSuccess && service !== "",
+    enabled: clinic.isSuccess && service !== "" && date !== "",
   });
   const refresh = () =>
     queryClient.invalidateQueries({
-      predicate: (q) => ["desk-appointments", "desk-slots"].includes(String(q.queryKey[0])),
+      predicate: (q) => ["desk-appointments", "desk-slots", "desk-search", "desk-why"].includes(String(q.queryKey[0])),
     });
   const book = useMutation({
     mutationFn: (input: { providerId: string; start: Date }) =>
@@ -97,7 +145,7 @@ export function DeskPage({ clinicId }: { clinicId: string }) {
         patient: { name: patient },
       }),
     onSuccess: async (a) => {
-      setMessage(`Booked ${a.patient.name} with ${a.provider_name} at ${hhmm(minutesIn(a.start, timeZone))}.`);
+      setMessage(`Booked ${a.patient.name} with ${a.provider_name} at ${timeIn(a.start, timeZone)}.`);
       setWalkIn(undefined);
       setPatient("");
       await refresh();
@@ -110,7 +158,7 @@ export function DeskPage({ clinicId }: { clinicId: string }) {
   const cancel = useMutation({
     mutationFn: (id: string) => client.appointments.cancel.mutate({ clinic_id: clinicId, id }),
     onSuccess: async (a) => {
-      setMessage(`Canceled ${a.patient.name} at ${hhmm(minutesIn(a.start, timeZone))}.`);
+      setMessage(`Canceled ${a.patient.name} at ${timeIn(a.start, timeZone)}.`);
       await refresh();
     },
     onError: (error) => {
@@ -129,16 +177,31 @@ export function DeskPage({ clinicId }: { clinicId: string }) {
       const reasons = answer.providers.flatMap((p) => p.reasons.map((r) => r.detail));
       setWhy(
         reasons.length > 0
-          ? `${hhmm(minutesIn(start, timeZone))}: ${reasons.join("; ")}`
-          : `${hhmm(minutesIn(start, timeZone))} is bookable.`,
+          ? `${timeIn(start, timeZone)}: ${reasons.join("; ")}`
+          : `${timeIn(start, timeZone)} is bookable.`,
       );
     } catch (error) {
       setWhy(messageOf(error));
     }
   };
 
+  // An appointment chosen in the search: once its day is drawn, focus it and bring it into view.
+  useEffect(() => {
+    if (!showAppointment) return;
+    const card = table.current?.querySelector<HTMLElement>(`[data-appointment="${showAppointment}"]`);
+    if (!card) return;
+    const cell = card.closest<HTMLElement>("td[data-col]");
+    if (cell) setActive(cellKey(Number(cell.dataset.col), Number(cell.dataset.row)));
+    card.scrollIntoView({ block: "center", inline: "center" });
+    card.querySelector("button")?.focus();
+    setShowAppointment(undefined);
+  });
+
   if (clinic.isPending) return <p role="status">Loading…</p>;
   if (clinic.isError) return <p role="alert">{messageOf(clinic.error)}</p>;
+  if (!date) {
+    return opening.isError ? <p role="alert">{messageOf(opening.error)}</p> : <p role="status">Loading…</p>;
+  }
   const loaded = details.flatMap((d) => (d.data ? [d.data] : []));
   const freeStarts = new Map<string, Set<number>>();
   for (const slot of slots.data?.slots ?? []) {
@@ -148,29 +211,270 @@ export function DeskPage({ clinicId }: { clinicId: string }) {
       freeStarts.set(id, set);
     }
   }
-  // Rows: every half hour from the earliest opening to the latest closing of the weekday.
+  const taking = (appointments.data?.appointments ?? []).filter((a) => !freesItsTime(a.status));
+  // Rows: every half hour from the earliest opening to the latest closing (the clinic's and the
+  // providers'), widened to every appointment of the day; 08:00–18:00 when nothing is known.
   const weekday = weekdayOf(date);
-  const hours = loaded.flatMap((p) => p.work_hours.filter((h) => h.weekday === weekday));
-  const first = Math.min(8 * 60, ...hours.map((h) => minutesOf(h.opens_at)));
-  const last = Math.max(18 * 60, ...hours.map((h) => minutesOf(h.closes_at)));
+  const bounds = [
+    ...(opening.data ? clinicPeriods(date, opening.data.hours, opening.data.overrides) : []),
+    ...loaded.flatMap((p) =>
+      p.work_hours
+        .filter((h) => h.weekday === weekday)
+        .map((h) => ({ opens: minutesOf(h.opens_at), closes: minutesOf(h.closes_at) })),
+    ),
+    ...taking.map((a) => ({
+      opens: a.start < dayStart ? 0 : minutesIn(a.start, timeZone),
+      closes: a.end >= dayEnd ? 24 * 60 : Math.max(minutesIn(a.end, timeZone), minutesIn(a.start, timeZone) + 1),
+    })),
+  ];
+  const first = bounds.length > 0 ? Math.min(...bounds.map((b) => b.opens)) : 8 * 60;
+  const last = bounds.length > 0 ? Math.max(...bounds.map((b) => b.closes)) : 18 * 60;
   const rows: number[] = [];
   for (let m = Math.floor(first / rowStep) * rowStep; m < last; m += rowStep) rows.push(m);
-  const context = { date, timeZone, appointments: appointments.data?.appointments ?? [], freeStarts };
+
+  const columns = loaded.map((p) =>
+    columnBlocks({
+      date,
+      timeZone,
+      rows,
+      rowStep,
+      appointments: taking.filter((a) => a.provider_id === p.user_id),
+      providerClosures: p.closures,
+      clinicClosures: clinicClosures.data?.closures ?? [],
+      freeStarts: freeStarts.get(p.user_id),
+      working: (minute) =>
+        p.work_hours.some(
+          (h) => h.weekday === weekday && minutesOf(h.opens_at) <= minute && minute < minutesOf(h.closes_at),
+        ),
+    }),
+  );
+  // The grid's one tab stop: the remembered cell when it still exists, else the first one.
+  const keys = new Set(columns.flatMap((blocks, col) => blocks.map((b) => cellKey(col, b.row))));
+  const tabStop = active && keys.has(active) ? active : cellKey(0, 0);
+
+  // The now-line: on today only, at the current minute (pinned to the grid's top or bottom outside it).
+  const nowMinute = minutesIn(now, timeZone);
+  const isToday = date === today;
+  let nowRow = -1;
+  let nowOffset = 0;
+  if (isToday && rows.length > 0) {
+    const found = rows.findIndex((m) => m <= nowMinute && nowMinute < m + rowStep);
+    if (found >= 0) {
+      nowRow = found;
+      nowOffset = ((nowMinute - (rows[found] ?? 0)) / rowStep) * 100;
+    } else if (nowMinute < (rows[0] ?? 0)) {
+      nowRow = 0;
+    } else {
+      nowRow = rows.length - 1;
+      nowOffset = 100;
+    }
+  }
+
+  /** Moves the grid's focus with the arrow keys, Home and End (one tab stop for the whole grid). */
+  const onGridKey = (e: KeyboardEvent<HTMLTableElement>) => {
+    if (!(e.target instanceof HTMLElement)) return;
+    const from = e.target.closest<HTMLElement>("td[data-col]");
+    if (!from) return;
+    const col = Number(from.dataset.col);
+    const row = Number(from.dataset.row);
+    const span = Number(from.dataset.span);
+    const target = {
+      ArrowDown: { col, row: row + span },
+      ArrowUp: { col, row: row - 1 },
+      ArrowRight: { col: col + 1, row },
+      ArrowLeft: { col: col - 1, row },
+      Home: { col: 0, row },
+      End: { col: loaded.length - 1, row },
+    }[e.key];
+    if (!target) return;
+    e.preventDefault();
+    const cells = table.current?.querySelectorAll<HTMLElement>(`td[data-col="${String(target.col)}"]`) ?? [];
+    const to = [...cells].find((c) => {
+      const start = Number(c.dataset.row);
+      return start <= target.row && target.row < start + Number(c.dataset.span);
+    });
+    if (!to) return;
+    setActive(cellKey(target.col, Number(to.dataset.row)));
+    to.querySelector("button")?.focus();
+  };
+
+  const renderBlock = (p: ProviderDetail, col: number, block: Block<Appointment>) => {
+    const key = cellKey(col, block.row);
+    const tabIndex = key === tabStop ? 0 : -1;
+    const minute = rows[block.row] ?? 0;
+    const label = `${p.full_name} ${hhmm(minute)}`;
+    const position = {
+      "data-col": col,
+      "data-row": block.row,
+      "data-span": block.span,
+      "data-cell": label,
+      rowSpan: block.span,
+      onFocus: () => {
+        setActive(key);
+      },
+    };
+    if (block.kind === "appointments") {
+      return (
+        <td key={p.user_id} className="appointments" {...position}>
+          {block.appointments.map((a) => {
+            const look = lookOf(a.status);
+            const at = timeIn(a.start, timeZone);
+            return (
+              <div key={a.id} className={`appt ${look.className}`} data-appointment={a.id} data-status={a.status}>
+                <span className="badge">
+                  <span aria-hidden="true">{look.symbol}</span> {look.label}
+                </span>
+                <span className="appt-main">
+                  <strong>
+                    {at}–{timeIn(a.end, timeZone)}
+                  </strong>{" "}
+                  <span>
+                    {a.patient.name}, {a.service_name}
+                  </span>
+                </span>
+                <span className="appt-actions">
+                  <button
+                    type="button"
+                    className="secondary"
+                    tabIndex={tabIndex}
+                    aria-label={`Cancel ${a.patient.name} at ${at}`}
+                    disabled={cancel.isPending}
+                    onClick={() => {
+                      cancel.mutate(a.id);
+                    }}
+                  >
+                    Cancel
+                  </button>
+                </span>
+              </div>
+            );
+          })}
+        </td>
+      );
+    }
+    if (block.kind === "closed") {
+      return (
+        <td key={p.user_id} className={`closed ${block.scope}`} {...position}>
+          <button
+            type="button"
+            className="closure"
+            tabIndex={tabIndex}
+            onClick={() => {
+              setWhy(`${p.full_name}, from ${hhmm(minute)}: ${block.label}`);
+            }}
+          >
+            {block.label}
+          </button>
+        </td>
+      );
+    }
+    if (block.kind === "free") {
+      return (
+        <td key={p.user_id} className="free" {...position}>
+          <button
+            type="button"
+            tabIndex={tabIndex}
+            aria-label={`Book ${p.full_name} at ${hhmm(minute)}`}
+            onClick={() => {
+              setWalkIn({ providerId: p.user_id, providerName: p.full_name, start: block.start });
+            }}
+          >
+            Book
+          </button>
+        </td>
+      );
+    }
+    // A quiet cell: shaded, no text; the reason shows on hover or focus, and a click pins it.
+    const showTip = () => {
+      setTip({ key, providerId: p.user_id, start: block.start });
+    };
+    const hideTip = () => {
+      clearTimeout(hoverTimer.current);
+      setTip((t) => (t?.key === key ? undefined : t));
+    };
+    const tipped = tip?.key === key;
+    return (
+      <td
+        key={p.user_id}
+        className={block.working ? "quiet busy" : "quiet off"}
+        {...position}
+        onMouseEnter={() => {
+          clearTimeout(hoverTimer.current);
+          hoverTimer.current = setTimeout(showTip, 250);
+        }}
+        onMouseLeave={hideTip}
+      >
+        <button
+          type="button"
+          className="why-button"
+          tabIndex={tabIndex}
+          aria-label={`Why is ${p.full_name} at ${hhmm(minute)} not bookable?`}
+          {...(tipped ? { "aria-describedby": tipId } : {})}
+          onFocus={showTip}
+          onBlur={hideTip}
+          onKeyDown={(e) => {
+            if (e.key === "Escape") hideTip();
+          }}
+          onClick={() => void explain(p.user_id, block.start)}
+        />
+        {tipped && service && (
+          <WhyTip clinicId={clinicId} serviceId={service} providerId={p.user_id} start={block.start} />
+        )}
+      </td>
+    );
+  };
+
+  const moveDay = (days: number) => {
+    setDate(addDays(date, days));
+    setTip(undefined);
+  };
 
   return (
     <main className="page desk">
       <h1>{clinic.data.name}: front desk</h1>
       <div className="toolbar">
-        <label>
-          Day{" "}
-          <input
-            type="date"
-            value={date}
-            onChange={(e) => {
-              setDate(e.target.value);
+        <div className="day-nav" role="group" aria-label="Choose the day">
+          <button
+            type="button"
+            className="secondary"
+            aria-label="Previous day"
+            onClick={() => {
+              moveDay(-1);
             }}
-          />
-        </label>
+          >
+            ◀
+          </button>
+          <label>
+            Day{" "}
+            <input
+              type="date"
+              value={date}
+              onChange={(e) => {
+                if (e.target.value) setDate(e.target.value);
+              }}
+            />
+          </label>
+          <button
+            type="button"
+            className="secondary"
+            aria-label="Next day"
+            onClick={() => {
+              moveDay(1);
+            }}
+          >
+            ▶
+          </button>
+          <button
+            type="button"
+            className="secondary"
+            disabled={isToday}
+            onClick={() => {
+              setDate(today);
+            }}
+          >
+            Today
+          </button>
+        </div>
         <label>
           Service for walk-ins{" "}
           <select
@@ -186,10 +490,40 @@ export function DeskPage({ clinicId }: { clinicId: string }) {
             ))}
           </select>
         </label>
-        <span className="hint">
-          {longDate(date)}, clinic time ({timeZone})
-        </span>
+        <DeskSearch
+          clinicId={clinicId}
+          timeZone={timeZone}
+          fromDate={date < today ? date : today}
+          onShow={(a) => {
+            setDate(dateIn(a.start, timeZone));
+            setShowAppointment(a.id);
+          }}
+        />
       </div>
+      <p className="hint" data-testid="day-line">
+        {longDate(date)}, clinic time ({timeZone}){isToday ? `; now ${hhmm(nowMinute)}` : ""}
+      </p>
+      {!pickedDate && current && current.reason !== "today" && (
+        <p className="notice" data-testid="next-open-day">
+          {current.reason === "after-hours"
+            ? "The clinic has closed for today"
+            : current.reason === "closed-today"
+              ? "The clinic is closed today"
+              : "The clinic has no opening hours in the next two weeks"}
+          {current.reason === "nothing-open"
+            ? "."
+            : `, so the desk shows the next open day, ${longDate(current.date)}.`}{" "}
+          <button
+            type="button"
+            className="secondary"
+            onClick={() => {
+              setDate(current.today);
+            }}
+          >
+            Show today
+          </button>
+        </p>
+      )}
       {message && <p role="status">{message}</p>}
       {why && (
         <p role="status" className="why" data-testid="why">
@@ -205,7 +539,7 @@ export function DeskPage({ clinicId }: { clinicId: string }) {
           }}
         >
           <p>
-            Walk-in with {walkIn.providerName} at {hhmm(minutesIn(walkIn.start, timeZone))}
+            Walk-in with {walkIn.providerName} at {timeIn(walkIn.start, timeZone)}
           </p>
           <label>
             Patient name{" "}
@@ -220,9 +554,10 @@ export function DeskPage({ clinicId }: { clinicId: string }) {
           </label>
           <button type="submit" disabled={book.isPending}>
             Book walk-in
-          </button>
+          </button>{" "}
           <button
             type="button"
+            className="secondary"
             onClick={() => {
               setWalkIn(undefined);
             }}
@@ -231,8 +566,22 @@ export function DeskPage({ clinicId }: { clinicId: string }) {
           </button>
         </form>
       )}
+      <ul className="legend" aria-label="Key">
+        {Object.entries(statusLooks).map(([status, look]) => (
+          <li key={status} className={`appt status-${status}`}>
+            <span aria-hidden="true">{look.symbol}</span> {look.label}
+          </li>
+        ))}
+        <li className="legend-free">Book: a free time, for a walk-in</li>
+        <li className="legend-quiet">Shaded: not bookable (hover or focus for the reason)</li>
+        <li className="legend-closed">Hatched: closed</li>
+      </ul>
+      <p id="grid-help" className="hint">
+        In the grid, the arrow keys move between cells, Home and End to the first and last provider; Tab reaches a
+        cell&apos;s buttons.
+      </p>
       <div className="grid-scroll">
-        <table className="day">
+        <table className="day" ref={table} onKeyDown={onGridKey} aria-describedby="grid-help">
           <caption>Appointments and free times per provider</caption>
           <thead>
             <tr>
@@ -245,70 +594,19 @@ export function DeskPage({ clinicId }: { clinicId: string }) {
             </tr>
           </thead>
           <tbody>
-            {rows.map((minute) => (
-              <tr key={minute}>
-                <th scope="row">{hhmm(minute)}</th>
-                {loaded.map((p) => {
-                  const cell = cellOf(p, minute, context);
-                  const label = `${p.full_name} ${hhmm(minute)}`;
-                  if (cell.kind === "appointment") {
-                    return (
-                      <td key={p.user_id} className="booked" data-cell={label}>
-                        {cell.first ? (
-                          <>
-                            <span>
-                              {cell.appointment.patient.name}, {cell.appointment.service_name}
-                            </span>{" "}
-                            <button
-                              type="button"
-                              aria-label={`Cancel ${cell.appointment.patient.name} at ${hhmm(minute)}`}
-                              onClick={() => {
-                                cancel.mutate(cell.appointment.id);
-                              }}
-                            >
-                              Cancel
-                            </button>
-                          </>
-                        ) : (
-                          <span aria-hidden="true">┆</span>
-                        )}
-                      </td>
-                    );
-                  }
-                  if (cell.kind === "closed") {
-                    return (
-                      <td key={p.user_id} className="closed" data-cell={label}>
-                        {cell.reason}
-                      </td>
-                    );
-                  }
-                  if (cell.kind === "free") {
-                    return (
-                      <td key={p.user_id} className="free" data-cell={label}>
-                        <button
-                          type="button"
-                          aria-label={`Book ${p.full_name} at ${hhmm(minute)}`}
-                          onClick={() => {
-                            setWalkIn({ providerId: p.user_id, providerName: p.full_name, start: cell.start });
-                          }}
-                        >
-                          Free
-                        </button>
-                      </td>
-                    );
-                  }
-                  return (
-                    <td key={p.user_id} className={cell.working ? "busy" : "off"} data-cell={label}>
-                      <button
-                        type="button"
-                        className="why-button"
-                        aria-label={`Why is ${p.full_name} at ${hhmm(minute)} not bookable?`}
-                        onClick={() => void explain(p.user_id, cell.start)}
-                      >
-                        why?
-                      </button>
-                    </td>
-                  );
+            {rows.map((minute, r) => (
+              <tr key={minute} className={r === nowRow ? "now-row" : undefined}>
+                <th scope="row">
+                  {hhmm(minute)}
+                  {r === nowRow && (
+                    <span className="now-line" data-testid="now-line" style={{ top: `${String(nowOffset)}%` }}>
+                      <span className="now-label">now {hhmm(nowMinute)}</span>
+                    </span>
+                  )}
+                </th>
+                {loaded.map((p, col) => {
+                  const block = columns[col]?.find((b) => b.row === r);
+                  return block ? renderBlock(p, col, block) : null;
                 })}
               </tr>
             ))}

@@ -1,9 +1,13 @@
 // The reference pages in a real browser (Debian's Chromium through playwright-core) against a real
 // server on this run's database: a patient books end to end, the front desk sees and cancels it,
-// a cell that cannot be booked says why, and two patients racing for one slot get one
-// confirmation and one "just taken". Screenshots go to apps/web/test-results/.
+// a cell that cannot be booked says why (on hover, focus or click), the search finds it, the desk
+// opens on the clinic's next open day after closing, with a now-line on today, and two patients
+// racing for one slot get one confirmation and one "just taken". Every page passes axe-core's
+// WCAG 2.x A and AA rules. Screenshots go to apps/web/test-results/.
 import { mkdir } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
+import type AxeCore from "axe-core";
 import { type Browser, type BrowserContext, type Page, chromium } from "playwright-core";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -12,12 +16,21 @@ import {
   addMember,
   addProvider,
   addService,
+  callerFor,
   createClinic,
   createUser,
   type TestUser,
 } from "@clinic/api/testing";
 import { clinics, closures } from "@clinic/db";
 import { useTestApp } from "@clinic/server/test-helpers";
+import { addDays } from "../src/deskDay.ts";
+import { dateIn, instantAt } from "../src/time.ts";
+
+declare global {
+  interface Window {
+    axe: typeof AxeCore;
+  }
+}
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -33,6 +46,7 @@ if (!chromiumPath) console.warn("Chromium not installed (apt-get install chromiu
 
 const dist = fileURLToPath(new URL("../dist/", import.meta.url));
 const shots = fileURLToPath(new URL("../test-results/", import.meta.url));
+const axeScript = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
 const timeZone = "Europe/Berlin";
 /** Tomorrow in the clinic's zone: every weekday is open, so any date works. */
 const day = new Intl.DateTimeFormat("en-CA", { timeZone }).format(new Date(Date.now() + 86_400_000));
@@ -91,22 +105,48 @@ describe.skipIf(!chromiumPath)("the booking page and the front desk in Chromium"
   }
 
   /** Chooses the service (through the forgiving search), the date and a time, and fills the name. */
-  async function chooseSlot(page: Page, time: string, name: string) {
+  async function chooseSlot(page: Page, time: string, name: string, phone?: string) {
     await page.getByLabel("Search services").fill("deep tisue");
     await page.getByRole("radio", { name: /Deep Tissue Massage/ }).check();
     await page.getByLabel("Date", { exact: true }).fill(day);
     await page.getByRole("button", { name: new RegExp(`^${time}`) }).click();
     await page.getByLabel("Name").fill(name);
+    if (phone) await page.getByLabel(/^Phone/).fill(phone);
   }
 
-  it("lets a patient book and see it; the desk shows it, explains a closed cell, and cancel frees the cell", async () => {
+  /** axe-core's WCAG 2.0–2.2 level A and AA rules on the page as it is now: the violations, readable. */
+  async function axeViolations(page: Page, name: string): Promise<string[]> {
+    await page.addScriptTag({ path: axeScript });
+    const violations = await page.evaluate(async () => {
+      const result = await window.axe.run(document, {
+        runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22a", "wcag22aa"] },
+      });
+      return {
+        passes: result.passes.length,
+        violations: result.violations.map(
+          (v) => `${v.id} (${v.impact ?? "?"}): ${v.help} at ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`,
+        ),
+      };
+    });
+    console.log(
+      `axe, ${name}: ${String(violations.passes)} rules pass, ${String(violations.violations.length)} violations`,
+    );
+    return violations.violations;
+  }
+
+  /** The accessible name of the focused element. */
+  const focused = (page: Page) =>
+    page.evaluate(() => document.activeElement?.getAttribute("aria-label") ?? document.activeElement?.textContent);
+
+  it("lets a patient book and see it; the desk shows it, explains a quiet cell, finds it, and cancel frees the cell", async () => {
     const patient = await createUser(t.handle.db);
     const page = await pageAs(patient, `/book/${clinicId}`);
     await page.getByRole("heading", { name: "Book at Praxis Browser" }).waitFor();
     // Clinic time first, the visitor's own zone beside it (10:00 in Berlin is 04:00 or 05:00 in New York).
     expect(await page.getByText(/with yours \(America\/New_York\)/).count()).toBe(1);
-    await chooseSlot(page, "10:00", "Pat Browser");
+    await chooseSlot(page, "10:00", "Pat Browser", "+4915112345678");
     expect(await page.getByRole("button", { name: /^10:00/ }).textContent()).toMatch(/^10:00 \(0[45]:00 your time\)$/);
+    expect(await axeViolations(page, "booking page, time chosen")).toEqual([]);
     await page.getByRole("button", { name: /^Book 10:00/ }).click();
     await page.getByText(/^Booked: Deep Tissue Massage with Anna Berg/).waitFor();
     await page.getByTestId("my-appointment").filter({ hasText: "Deep Tissue Massage" }).waitFor();
@@ -114,13 +154,33 @@ describe.skipIf(!chromiumPath)("the booking page and the front desk in Chromium"
     await page.getByRole("button", { name: /^10:00/ }).waitFor({ state: "detached" });
     await page.getByRole("button", { name: /^10:30/ }).waitFor();
     await page.screenshot({ path: `${shots}booking.png`, fullPage: true });
+    expect(await axeViolations(page, "booking page, booked")).toEqual([]);
 
     const desk = await pageAs(staff, `/desk/${clinicId}?date=${day}`);
     const cell = desk.locator('[data-cell="Anna Berg 10:00"]');
     await cell.getByText("Pat Browser, Deep Tissue Massage").waitFor();
+    // The status is a word and a symbol on the card, not only its colour.
+    expect(await cell.locator(".appt").getAttribute("data-status")).toBe("booked");
+    await cell.locator(".badge").getByText("Booked").waitFor();
     await desk.locator('[data-cell="Anna Berg 12:00"]').getByText("Lunch").waitFor();
-    // 08:00 is inside the clinic's hours but before Anna's: the desk says why.
-    await desk.getByRole("button", { name: "Why is Anna Berg at 08:00 not bookable?" }).click();
+    // Cells that cannot be booked are quiet: no "why?" printed anywhere.
+    await desk.getByRole("button", { name: "Book Anna Berg at 09:00" }).waitFor();
+    expect(await desk.getByText("why?").count()).toBe(0);
+    // 08:00 is inside the clinic's hours but before Anna's: hovering shows why, as a tooltip.
+    await desk.locator('[data-cell="Anna Berg 08:00"]').hover();
+    const tip = desk.getByRole("tooltip");
+    await tip.getByText(/\w/).first().waitFor();
+    await expect.poll(() => tip.textContent()).not.toContain("Checking");
+    console.log(`desk, tooltip of 08:00: ${(await tip.textContent()) ?? ""}`);
+    await desk.screenshot({ path: `${shots}desk-tooltip.png`, fullPage: true });
+    await desk.mouse.move(0, 0);
+    await tip.waitFor({ state: "detached" });
+    // Focus shows it too, tied to the cell by aria-describedby; a click pins the reason.
+    const why08 = desk.getByRole("button", { name: "Why is Anna Berg at 08:00 not bookable?" });
+    await why08.focus();
+    await expect.poll(() => why08.getAttribute("aria-describedby")).toBe("desk-tip");
+    await desk.getByRole("tooltip").waitFor();
+    await why08.click();
     await desk
       .getByTestId("why")
       .getByText(/^08:00: /)
@@ -128,7 +188,31 @@ describe.skipIf(!chromiumPath)("the booking page and the front desk in Chromium"
     const why = (await desk.getByTestId("why").textContent()) ?? "";
     console.log(`desk, why not 08:00: ${why}`);
     expect(why).not.toContain("is bookable");
+    // The keyboard: one tab stop in the grid, arrows move between cells, into the free 09:00.
+    expect(await desk.locator("table.day button[tabindex='0']").count()).toBe(1);
+    await desk.keyboard.press("ArrowDown");
+    expect(await focused(desk)).toBe("Why is Anna Berg at 08:30 not bookable?");
+    await desk.keyboard.press("ArrowDown");
+    expect(await focused(desk)).toBe("Book Anna Berg at 09:00");
+    await desk.keyboard.press("ArrowUp");
+    expect(await focused(desk)).toBe("Why is Anna Berg at 08:30 not bookable?");
     await desk.screenshot({ path: `${shots}desk.png`, fullPage: true });
+    expect(await axeViolations(desk, "desk, day with a booking")).toEqual([]);
+
+    // The search finds the appointment by name or phone from another day, and shows its day.
+    await desk.getByRole("button", { name: "Previous day" }).click();
+    const search = desk.getByRole("searchbox", { name: /Find an appointment/ });
+    await search.fill("pat brow");
+    await desk.getByTestId("search-result").filter({ hasText: "Pat Browser" }).waitFor();
+    await search.fill("1511234");
+    const found = desk.getByTestId("search-result").filter({ hasText: "Pat Browser" });
+    await found.waitFor();
+    expect(await found.textContent()).toContain("+4915112345678");
+    await desk.screenshot({ path: `${shots}desk-search.png`, fullPage: true });
+    expect(await axeViolations(desk, "desk, search results")).toEqual([]);
+    await found.getByRole("button").click();
+    await expect.poll(() => desk.getByLabel("Day", { exact: true }).inputValue()).toBe(day);
+    await expect.poll(() => focused(desk)).toBe("Cancel Pat Browser at 10:00");
 
     await desk.getByRole("button", { name: "Cancel Pat Browser at 10:00" }).click();
     await cell.getByRole("button", { name: "Book Anna Berg at 10:00" }).waitFor();
@@ -137,6 +221,66 @@ describe.skipIf(!chromiumPath)("the booking page and the front desk in Chromium"
     await desk.getByLabel("Patient name").fill("Walk In");
     await desk.getByRole("button", { name: "Book walk-in" }).click();
     await cell.getByText("Walk In, Deep Tissue Massage").waitFor();
+    // The canceled one is gone from the grid, and the search still finds it, marked canceled.
+    await search.fill("Pat Browser");
+    await desk.getByTestId("search-result").filter({ hasText: "Canceled" }).waitFor();
+  });
+
+  it("opens after closing on the next open day (past a clinic closure), and today has a now-line", async () => {
+    const db = t.handle.db;
+    // A zone where it is now between 02:00 and 22:00, so that 00:00–01:00 today is over.
+    const zone =
+      ["Europe/Berlin", "America/New_York", "Asia/Tokyo", "Pacific/Auckland"].find((z) => {
+        const hour = Number(
+          new Intl.DateTimeFormat("en-GB", { timeZone: z, hour: "2-digit", hourCycle: "h23" }).format(new Date()),
+        );
+        return hour >= 2 && hour < 22;
+      }) ?? "Asia/Tokyo";
+    const shutId = await createClinic(db, { timezone: zone, name: "Praxis Closed Early" });
+    const all = [1, 2, 3, 4, 5, 6, 7];
+    await addHours(db, shutId, null, all, "08:00", "18:00");
+    const ben = await addProvider(db, shutId, "Ben Koch");
+    await addHours(db, shutId, ben.id, all, "08:00", "18:00");
+    await addService(db, shutId, { name: "Check-up", durationMin: 30, providerId: ben.id });
+    const admin = await addMember(db, shutId, { role: "CLINIC_ADMIN", fullName: "Clara Admin" });
+    const today = dateIn(new Date(), zone);
+    // Today the clinic was open 00:00–01:00 only; tomorrow it is closed all day.
+    await callerFor(db, admin).dateOverrides.putClinic({
+      clinic_id: shutId,
+      date: today,
+      periods: [{ opens_at: "00:00", closes_at: "01:00" }],
+    });
+    await db.insert(closures).values({
+      clinicId: shutId,
+      scope: "clinic",
+      providerId: null,
+      startsAt: instantAt(addDays(today, 1), 0, zone),
+      endsAt: instantAt(addDays(today, 2), 0, zone),
+      reason: "Staff training",
+    });
+    const deskStaff = await addMember(db, shutId, { role: "STAFF", fullName: "Sam Staff" });
+
+    const desk = await pageAs(deskStaff, `/desk/${shutId}`);
+    await desk.getByTestId("next-open-day").waitFor();
+    expect(await desk.getByLabel("Day", { exact: true }).inputValue()).toBe(addDays(today, 2));
+    expect(await desk.getByTestId("next-open-day").textContent()).toContain("The clinic has closed for today");
+    expect(await desk.getByTestId("now-line").count()).toBe(0);
+    await desk.getByRole("button", { name: "Book Ben Koch at 08:00" }).waitFor();
+    await desk.screenshot({ path: `${shots}desk-next-open-day.png`, fullPage: true });
+    expect(await axeViolations(desk, "desk, next open day")).toEqual([]);
+
+    // The clinic closure is drawn across the grid the day before.
+    await desk.getByRole("button", { name: "Previous day" }).click();
+    await desk.locator('[data-cell="Ben Koch 08:00"]').getByText("Clinic closed: Staff training").waitFor();
+    await desk.screenshot({ path: `${shots}desk-clinic-closure.png`, fullPage: true });
+
+    // Today, on request, with the now-line (today's clinic hours are over; the grid still shows the provider's).
+    await desk.getByRole("button", { name: "Today", exact: true }).click();
+    await expect.poll(() => desk.getByLabel("Day", { exact: true }).inputValue()).toBe(today);
+    await desk.getByTestId("now-line").waitFor();
+    expect(await desk.getByTestId("now-line").textContent()).toMatch(/^now \d\d:\d\d$/);
+    await desk.screenshot({ path: `${shots}desk-today-now-line.png`, fullPage: true });
+    expect(await axeViolations(desk, "desk, today with the now-line")).toEqual([]);
   });
 
   it("gives one of two patients racing for one slot the booking, and the other a 'just taken' and fresh times", async () => {
