@@ -2,7 +2,7 @@
 // it does not share the server's event loop): runs one row with autocannon — a warm-up first, then
 // the measured run — and prints its figures as JSON on stdout.
 //   node --import tsx apps/server/bench/load.ts <file holding the LoadSpec as JSON>
-import { readFileSync } from "node:fs";
+import { readFileSync, readdirSync } from "node:fs";
 import autocannon from "autocannon";
 import { addDays, day, zonedInstant } from "./dates.ts";
 
@@ -30,6 +30,8 @@ interface Common {
   /** The warm-up before it (same requests, not measured). */
   warmupSeconds: number;
   connections: number;
+  /** The server's process group (its processes' CPU time is read around the measured run), when known. */
+  serverGroup?: number | undefined;
 }
 
 export type LoadSpec = Common &
@@ -66,6 +68,36 @@ export interface LoadResult {
   retries?: { answered: number; same: number };
   /** bookings: weeks of dates used from `firstMonday` on (the next row starts after them). */
   weeksUsed?: number;
+  /**
+   * CPU time the server's processes spent per answered request during the measured run (user +
+   * system, from /proc): what a row costs the server, whatever else the shared machine runs.
+   */
+  serverCpuMsPerRequest?: number;
+}
+
+/** CPU ms (user + system) of every process of a process group so far, from /proc; undefined without /proc. */
+function groupCpuMs(group: number): number | undefined {
+  let ticks = 0;
+  let entries: string[];
+  try {
+    entries = readdirSync("/proc").filter((name) => /^\d+$/.test(name));
+  } catch {
+    return undefined;
+  }
+  for (const pid of entries) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    } catch {
+      continue; // gone meanwhile
+    }
+    // Fields after the command (which may hold spaces) in parentheses: state is field 3.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (Number(fields[2]) !== group) continue; // field 5: the process group
+    ticks += Number(fields[11]) + Number(fields[12]); // fields 14, 15: utime, stime
+  }
+  // Clock ticks of 10 ms (USER_HZ is 100 on Linux).
+  return ticks * 10;
 }
 
 const at = <T>(list: readonly T[], i: number): T => {
@@ -78,6 +110,12 @@ const availabilityPath = (clinicId: string, serviceId: string, from: string, to:
   `/v1/availability?clinic_id=${clinicId}&service_id=${serviceId}&from=${from}&to=${to}`;
 const keyPath = (key: AvailabilityKey) => availabilityPath(key.clinicId, key.serviceId, key.date, key.date);
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+/**
+ * How many random requests a row draws in advance (autocannon's connections each go through the
+ * list in order, and start over at its end). The server does the same work for a request whatever
+ * its neighbours ask: nothing on the hit path is shared between requests of one key.
+ */
+const drawnRequests = (keys: number) => Math.max(5_000, 5 * keys);
 
 /** Starts of a provider's week: Mon–Fri × 16 half hours from 09:00. */
 const startsPerWeek = 5 * 16;
@@ -116,19 +154,27 @@ async function main(): Promise<void> {
     case "availability-hit": {
       const { keys } = spec;
       let turn = 0;
-      requests = (warm) => [
-        {
-          setupRequest: (request) => {
-            // Warm-up: every key in turn (each pass by another of its users); then at random.
-            const n = turn++;
-            const key = warm ? at(keys, n % keys.length) : random(keys);
-            const token = warm
-              ? at(key.tokens, (Math.floor(n / keys.length) + n) % key.tokens.length)
-              : random(key.tokens);
-            return { ...request, method: "GET", path: keyPath(key), headers: bearer(token) };
-          },
-        },
-      ];
+      // The measured run: random keys asked by random users of their clinic, drawn in advance, so
+      // that autocannon sends prepared requests as it does for /readyz (a `setupRequest` rebuilds
+      // every request in the load generator, which shares the cores with the server).
+      const drawn = Array.from({ length: drawnRequests(keys.length) }, () => {
+        const key = random(keys);
+        return { method: "GET" as const, path: keyPath(key), headers: bearer(random(key.tokens)) };
+      });
+      requests = (warm) =>
+        warm
+          ? [
+              {
+                setupRequest: (request) => {
+                  // Warm-up: every key in turn, each pass by another of its users.
+                  const n = turn++;
+                  const key = at(keys, n % keys.length);
+                  const token = at(key.tokens, (Math.floor(n / keys.length) + n) % key.tokens.length);
+                  return { ...request, method: "GET", path: keyPath(key), headers: bearer(token) };
+                },
+              },
+            ]
+          : drawn;
       warmup = { amount: keys.length * spec.warmupPasses };
       break;
     }
@@ -149,19 +195,16 @@ async function main(): Promise<void> {
       report = () => ({ etags: { with: withTag, of: tagged.length } });
       // A revalidation succeeds with 304 only: without an ETag every answer is a 200, and counted.
       success = (status) => status === 304;
-      requests = () => [
-        {
-          setupRequest: (request) => {
-            const { key, token, etag } = random(tagged);
-            return {
-              ...request,
-              method: "GET",
-              path: keyPath(key),
-              headers: { ...bearer(token), ...(etag ? { "if-none-match": etag } : {}) },
-            };
-          },
-        },
-      ];
+      // Drawn in advance, as the cache-hit row's.
+      const drawn = Array.from({ length: drawnRequests(tagged.length) }, () => {
+        const { key, token, etag } = random(tagged);
+        return {
+          method: "GET" as const,
+          path: keyPath(key),
+          headers: { ...bearer(token), ...(etag ? { "if-none-match": etag } : {}) },
+        };
+      });
+      requests = () => drawn;
       break;
     }
     case "availability-miss": {
@@ -264,7 +307,9 @@ async function main(): Promise<void> {
   const run = (warm: boolean, length: { amount: number } | { duration: number }) =>
     autocannon({ url: spec.base, connections: spec.connections, headers: json, requests: requests(warm), ...length });
   if ("amount" in warmup ? warmup.amount > 0 : warmup.duration > 0) await run(true, warmup);
+  const cpuBefore = spec.serverGroup === undefined ? undefined : groupCpuMs(spec.serverGroup);
   const result = await run(false, { duration: spec.seconds });
+  const cpuAfter = spec.serverGroup === undefined ? undefined : groupCpuMs(spec.serverGroup);
   const statuses: Record<string, number> = {};
   for (const [code, stat] of Object.entries(result.statusCodeStats ?? {})) statuses[code] = stat.count ?? 0;
   const failed = Object.entries(statuses).reduce(
@@ -281,6 +326,9 @@ async function main(): Promise<void> {
     errors: result.errors,
     timeouts: result.timeouts,
     ...report(),
+    ...(cpuBefore !== undefined && cpuAfter !== undefined && result.requests.total > 0
+      ? { serverCpuMsPerRequest: Number(((cpuAfter - cpuBefore) / result.requests.total).toFixed(3)) }
+      : {}),
   };
   process.stdout.write(`${JSON.stringify(out)}\n`);
 }

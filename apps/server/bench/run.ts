@@ -221,7 +221,7 @@ async function runRow(id: RowId, workers: number, spec: LoadSpec): Promise<HttpR
     ? `; cache ${String(row.cache.hits)} hits, ${String(row.cache.misses)} misses (warm-up included)`
     : "";
   console.log(
-    `    ${String(row.reqPerSec)} req/s, p50 ${String(row.p50ms)} ms, p99 ${String(row.p99ms)} ms, non-2xx ${String(row.non2xx)}, load ${String(row.load1)}${cache}`,
+    `    ${String(row.reqPerSec)} req/s, p50 ${String(row.p50ms)} ms, p99 ${String(row.p99ms)} ms, non-2xx ${String(row.non2xx)}, load ${String(row.load1)}, server CPU ${String(row.serverCpuMsPerRequest ?? "n/a")} ms/req${cache}`,
   );
   const where = `WORKERS=${String(workers)}, ${name}`;
   if (row.cache && spec.kind === "availability-hit" && row.cache.misses > spec.keys.length) {
@@ -310,7 +310,7 @@ async function httpBench(databaseUrl: string, sink: Sink): Promise<DatabaseResul
       const clinics = world.clinics;
       const hotClinic = first(clinics, "clinic");
       const hotSlotClinic = clinics[1] ?? hotClinic;
-      const common = { seconds, warmupSeconds: options.warmupSeconds, connections };
+      const settings = { seconds, warmupSeconds: options.warmupSeconds, connections };
       const hitKeys: AvailabilityKey[] = clinics.flatMap((clinic) =>
         [clinic.assignedServiceIds[0], clinic.assignedServiceIds[1], clinic.anyServiceIds[0]].flatMap((serviceId) =>
           serviceId === undefined
@@ -327,6 +327,7 @@ async function httpBench(databaseUrl: string, sink: Sink): Promise<DatabaseResul
         const planned = (await deliveries(database, world)).planned;
         try {
           const { base } = server;
+          const common = { ...settings, serverGroup: server.pid };
           // Week `reserved` holds the probe and the hot slot; the booking rows take the weeks after it.
           const reserved = addDays(bookingsMonday, week++ * 7);
           const probe = await book(
@@ -591,6 +592,7 @@ function rawTable(results: DatabaseResult[]): { headers: string[]; rows: Cell[][
       "",
       "",
       result.pgbench?.load1 ?? "",
+      "",
     ],
     ...result.runs.flatMap((run) =>
       run.rows.map((r) => [
@@ -602,11 +604,22 @@ function rawTable(results: DatabaseResult[]): { headers: string[]; rows: Cell[][
         r.p99ms,
         r.non2xx,
         r.load1,
+        r.serverCpuMsPerRequest ?? "n/a",
       ]),
     ),
   ]);
   return {
-    headers: [...(several ? ["database"] : []), "row", "WORKERS", "req/s", "p50 ms", "p99 ms", "non-2xx", "load avg"],
+    headers: [
+      ...(several ? ["database"] : []),
+      "row",
+      "WORKERS",
+      "req/s",
+      "p50 ms",
+      "p99 ms",
+      "non-2xx",
+      "load avg",
+      "server CPU ms/req",
+    ],
     rows,
   };
 }
@@ -684,7 +697,7 @@ async function main() {
     "",
     markdown(ratios.headers, ratios.rows),
     "",
-    "Non-2xx counts answers that are not the row's success (on the 304 row, answers that are not 304) and connection errors; load avg is the 1-minute load average, the higher of before and after the row.",
+    "Non-2xx counts answers that are not the row's success (on the 304 row, answers that are not 304) and connection errors; load avg is the 1-minute load average, the higher of before and after the row; server CPU is the user + system time of the server's processes during the measured run per answered request (what a request costs the server, less sensitive to the rest of the shared machine than req/s).",
     "",
     markdown(raw.headers, raw.rows),
     ...(warnings.length > 0 ? ["", ...warnings.map((w) => `- WARNING: ${w}`)] : []),
