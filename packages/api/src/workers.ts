@@ -1,7 +1,12 @@
 // The jobs this service runs in the background, composed once (docs/events.md#jobs): webhook
 // delivery attempts and appointment reminders, on the durable queue of the service's database.
 import type { DbHandle } from "@clinic/db";
-import { type ReminderJob, runReminder } from "./modules/booking/index.ts";
+import {
+  type ConfirmationExpiryJob,
+  type ReminderJob,
+  runConfirmationExpiry,
+  runReminder,
+} from "./modules/booking/index.ts";
 import { JobWorkers, queueNames } from "./modules/jobs/index.ts";
 import { type DeliveryJob, type DeliverySettings, runDeliveryAttempt } from "./modules/webhooks/index.ts";
 
@@ -22,6 +27,9 @@ export async function startWorkers(handle: DbHandle, settings: WorkerSettings): 
     runDeliveryAttempt(handle.db, job.data, settings),
   );
   await workers.work<ReminderJob>(queueNames.appointmentReminder, (job) => runReminder(handle.db, job.data));
+  await workers.work<ConfirmationExpiryJob>(queueNames.confirmationExpiry, async (job) => {
+    await runConfirmationExpiry(handle.db, job.data);
+  });
   // Jobs written by changes wait in their clinic's outbox until handed to the queue (docs/performance.md).
   workers.dispatchOutboxEvery(handle.db, settings.outboxIntervalMs ?? 200);
   return workers;

@@ -13,9 +13,10 @@ const service = {
   minNoticeMin: 0,
   bookingHorizonDays: null,
 };
-const answer = (slots: number, providers = 8): CachedAvailability => ({
+const answer = (slots: number, providers = 8, goodUntilMs = Infinity): CachedAvailability => ({
   service,
   dependsOn: [],
+  goodUntilMs,
   slots: Array.from({ length: slots }, (_, i) => ({
     start: i * 60_000,
     end: (i + 1) * 60_000,
@@ -30,7 +31,7 @@ describe("availability cache", () => {
     const cache = new AvailabilityCache({ maxBytes: one * 3 + 100 });
     for (const key of ["a", "b", "c"]) cache.set(key, "v1", answer(1_000));
     expect(cache.size).toBe(3);
-    expect(cache.get("a", "v1")).toBeDefined(); // a is now the most recently used
+    expect(cache.get("a", "v1", 0)).toBeDefined(); // a is now the most recently used
     cache.set("d", "v1", answer(1_000));
     expect([cache.peek("a"), cache.peek("b"), cache.peek("c"), cache.peek("d")].map(Boolean)).toEqual([
       true,
@@ -49,8 +50,16 @@ describe("availability cache", () => {
     cache.set("huge", "v1", answer(10_000));
     expect(cache.size).toBe(0);
     cache.set("k", "v1", answer(10));
-    expect(cache.get("k", "v2")).toBeUndefined();
+    expect(cache.get("k", "v2", 0)).toBeUndefined();
     expect([cache.size, cache.bytes]).toEqual([0, 0]);
+  });
+
+  it("drops an answer once a hold it counted has ended, whatever the versions", () => {
+    const cache = new AvailabilityCache();
+    cache.set("k", "v1", answer(10, 1, 5_000));
+    expect(cache.get("k", "v1", 4_999)).toBeDefined();
+    expect(cache.get("k", "v1", 5_000)).toBeUndefined();
+    expect(cache.size).toBe(0);
   });
 
   it("estimates the heap of an 89,280-slot answer at tens of megabytes", () => {

@@ -61,6 +61,7 @@ describe("services.create (S1)", () => {
       slot_step_min: null,
       min_notice_min: 0,
       booking_horizon_days: null,
+      requires_confirmation: false,
     });
     expect(Object.keys(s).sort()).toEqual(
       [
@@ -77,6 +78,7 @@ describe("services.create (S1)", () => {
         "slot_step_min",
         "min_notice_min",
         "booking_horizon_days",
+        "requires_confirmation",
         "created_at",
         "updated_at",
       ].sort(),

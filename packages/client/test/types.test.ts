@@ -41,7 +41,9 @@ describe("published types", () => {
 
   it("give appointments.book Date instants and a typed patient", () => {
     expectTypeOf<RouterOutputs["appointments"]["book"]["start"]>().toEqualTypeOf<Date>();
-    expectTypeOf<RouterOutputs["appointments"]["book"]["status"]>().toEqualTypeOf<"booked" | "canceled">();
+    expectTypeOf<RouterOutputs["appointments"]["book"]["status"]>().toEqualTypeOf<
+      "held" | "pending" | "booked" | "arrived" | "completed" | "no_show" | "canceled"
+    >();
     expectTypeOf<RouterOutputs["appointments"]["book"]["canceled_at"]>().toEqualTypeOf<Date | null>();
     expectTypeOf<RouterInputs["appointments"]["book"]["start"]>().toEqualTypeOf<string | Date>();
     expectTypeOf<RouterInputs["appointments"]["book"]["patient"]>().toEqualTypeOf<{

@@ -125,6 +125,22 @@ export const distributedFunctions: readonly { signature: string; clinicArgument:
   { signature: "clinic_record_event(uuid,text,jsonb)", clinicArgument: "p_clinic_id" },
   { signature: "clinic_book_appointment(uuid,jsonb)", clinicArgument: "p_clinic_id" },
   { signature: "clinic_reschedule_appointment(uuid,jsonb)", clinicArgument: "p_clinic_id" },
+  // The front desk (drizzle/0009_front_desk.sql).
+  { signature: "clinic_occupies(text,timestamptz,timestamptz)", clinicArgument: null },
+  { signature: "clinic_status_entry(text,timestamptz,uuid,text)", clinicArgument: null },
+  { signature: "clinic_requested_at(jsonb)", clinicArgument: null },
+  {
+    signature:
+      "clinic_clear_expired_holds(uuid,uuid[],timestamptz,timestamptz,uuid,timestamptz,timestamptz,timestamptz)",
+    clinicArgument: "p_clinic_id",
+  },
+  {
+    signature: "clinic_transition_refusal(text,text,boolean,boolean,timestamptz,timestamptz,timestamptz)",
+    clinicArgument: null,
+  },
+  { signature: "clinic_set_status(uuid,jsonb)", clinicArgument: "p_clinic_id" },
+  { signature: "clinic_release_hold(uuid,jsonb)", clinicArgument: "p_clinic_id" },
+  { signature: "clinic_expire_confirmation(uuid,jsonb)", clinicArgument: "p_clinic_id" },
 ];
 
 /**

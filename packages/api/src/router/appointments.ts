@@ -1,17 +1,26 @@
 import type { TRPCRouterRecord } from "@trpc/server";
 import { z } from "zod";
-import { appointmentStatuses } from "@clinic/db";
 import { mayHandleAnyAppointment } from "../modules/access/index.ts";
+import { appointmentStatuses } from "@clinic/db";
 import {
   appointmentOutput,
   cancelAppointment,
+  changeAppointmentStatus,
   getAppointment,
   listAppointments,
+  releaseHold,
   rescheduleAppointment,
 } from "../modules/booking/index.ts";
 import { nextCursorOutput, pageInput } from "../pagination.ts";
-import { instantInput, uuid } from "../schemas/wire.ts";
-import { bookingErrors, bookingTarget, idempotencyKey, patientInput } from "../schemas/booking.ts";
+import { ifMatch, instantInput, uuid } from "../schemas/wire.ts";
+import {
+  bookingErrors,
+  bookingTarget,
+  holdTarget,
+  idempotencyKey,
+  patientInput,
+  statusSet,
+} from "../schemas/booking.ts";
 import { bookingWriteProcedure, clinicProcedure, bookingWritesOf } from "../trpc.ts";
 import { bookFor } from "./shared/booking.ts";
 
@@ -37,6 +46,86 @@ export const appointmentsRouter = {
       bookFor(ctx, input, { patient: input.patient, patientUserId: input.patient_user_id }),
     ),
 
+  hold: clinicProcedure("MEMBER", bookingWriteProcedure)
+    .meta({
+      rest: {
+        method: "POST",
+        path: "/v1/appointments/hold",
+        status: 201,
+        query: ["clinic_id"],
+        summary:
+          "Hold a slot for the clinic's hold_minutes while the booking is finished (book it with hold_id; at most 3 holds per caller)",
+        tags: ["appointments"],
+        errors: [...bookingErrors, "BOOKING_LIMIT", "RATE_LIMITED"],
+      },
+    })
+    .input(z.strictObject({ clinic_id: uuid, ...holdTarget, patient_user_id: uuid.optional() }))
+    .output(appointmentOutput)
+    .mutation(({ ctx, input }) =>
+      bookFor(ctx, input, { patient: { name: "" }, patientUserId: input.patient_user_id, kind: "hold" }),
+    ),
+
+  releaseHold: clinicProcedure("MEMBER")
+    .meta({
+      rest: {
+        method: "DELETE",
+        path: "/v1/appointments/holds/:id",
+        status: 204,
+        query: ["clinic_id"],
+        summary: "Release a hold: your own, or as STAFF anyone's; its time is free again",
+        tags: ["appointments"],
+      },
+    })
+    .input(z.strictObject({ clinic_id: uuid, id: uuid }))
+    .output(z.void())
+    .mutation(({ ctx, input }) =>
+      releaseHold(ctx.db, {
+        clinicId: ctx.clinic.id,
+        id: input.id,
+        userId: ctx.user.id,
+        staff: mayHandleAnyAppointment(ctx),
+      }),
+    ),
+
+  setStatus: clinicProcedure("MEMBER", bookingWriteProcedure)
+    .meta({
+      rest: {
+        method: "POST",
+        path: "/v1/appointments/:id/status",
+        query: ["clinic_id"],
+        headers: { "if-match": "if_match" },
+        summary:
+          "Change an appointment's status at the desk: confirm, decline, check in, undo, complete, no-show (If-Match: its updated_at)",
+        tags: ["appointments"],
+        errors: ["INVALID_TRANSITION", "STALE_UPDATED_AT", "RATE_LIMITED"],
+      },
+    })
+    .input(
+      z.strictObject({
+        clinic_id: uuid,
+        id: uuid,
+        status: z.enum(appointmentStatuses),
+        reason: z.string().trim().min(1).max(500).optional(),
+        if_match: ifMatch.optional(),
+      }),
+    )
+    .output(appointmentOutput)
+    .mutation(({ ctx, input }) =>
+      changeAppointmentStatus(
+        ctx.db,
+        {
+          clinicId: ctx.clinic.id,
+          appointmentId: input.id,
+          status: input.status,
+          reason: input.reason,
+          ifMatch: input.if_match,
+          userId: ctx.user.id,
+          staff: mayHandleAnyAppointment(ctx),
+        },
+        ctx.now(),
+      ),
+    ),
+
   list: clinicProcedure("STAFF")
     .meta({
       rest: { method: "GET", path: "/v1/appointments", summary: "List appointments by start", tags: ["appointments"] },
@@ -48,7 +137,7 @@ export const appointmentsRouter = {
         to: instantInput.optional(),
         provider_id: uuid.optional(),
         service_id: uuid.optional(),
-        status: z.enum(appointmentStatuses).optional(),
+        status: statusSet.optional(),
         ...pageInput,
       }),
     )
@@ -87,10 +176,13 @@ export const appointmentsRouter = {
     .input(z.strictObject({ clinic_id: uuid, id: uuid }))
     .output(appointmentOutput)
     .mutation(({ ctx, input }) =>
-      cancelAppointment(ctx.db, ctx.clinic.id, input.id, {
-        userId: ctx.user.id,
-        may: mayHandleAnyAppointment(ctx) ? "any" : "booked-by-me",
-      }),
+      cancelAppointment(
+        ctx.db,
+        ctx.clinic.id,
+        input.id,
+        { userId: ctx.user.id, may: mayHandleAnyAppointment(ctx) ? "any" : "booked-by-me" },
+        ctx.now(),
+      ),
     ),
 
   reschedule: clinicProcedure("MEMBER", bookingWriteProcedure)

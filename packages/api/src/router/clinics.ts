@@ -12,6 +12,8 @@ const settings = {
   patient_cancel_cutoff_min: z.number().int().min(0).max(10_080).optional(),
   max_open_bookings_per_patient: z.number().int().min(1).max(100).optional(),
   reminder_offsets_min: z.array(z.number().int().min(5).max(20_160)).max(5).optional(),
+  hold_minutes: z.number().int().min(1).max(60).optional(),
+  no_show_limit: z.number().int().min(1).max(20).nullable().optional(),
 };
 
 export const clinicsRouter = {

@@ -1,6 +1,5 @@
 import type { TRPCRouterRecord } from "@trpc/server";
 import { z } from "zod";
-import { appointmentStatuses } from "@clinic/db";
 import { appointmentOutput } from "../modules/booking/index.ts";
 import {
   cancelMyAppointment,
@@ -9,7 +8,7 @@ import {
   rescheduleMyAppointment,
 } from "../modules/patients/index.ts";
 import { nextCursorOutput, pageInput } from "../pagination.ts";
-import { idempotencyKey } from "../schemas/booking.ts";
+import { idempotencyKey, statusSet } from "../schemas/booking.ts";
 import { instantInput, uuid } from "../schemas/wire.ts";
 import { bookingWriteProcedure, protectedProcedure, bookingWritesOf } from "../trpc.ts";
 
@@ -31,7 +30,7 @@ export const meRouter = {
       z.object({
         from: instantInput.optional(),
         to: instantInput.optional(),
-        status: z.enum(appointmentStatuses).optional(),
+        status: statusSet.optional(),
         ...pageInput,
       }),
     )

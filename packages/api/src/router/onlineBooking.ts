@@ -3,7 +3,7 @@ import { z } from "zod";
 import { availabilityOutput } from "../modules/availability/index.ts";
 import { appointmentOutput } from "../modules/booking/index.ts";
 import { onlineClinicOutput, onlineServiceOutput, onlineServices, toOnlineClinic } from "../modules/patients/index.ts";
-import { bookingErrors, bookingTarget, selfPatientInput } from "../schemas/booking.ts";
+import { bookingErrors, bookingTarget, holdTarget, selfPatientInput } from "../schemas/booking.ts";
 import { uuid } from "../schemas/wire.ts";
 import { bookingWriteProcedure, onlineBookingProcedure } from "../trpc.ts";
 import { availabilityFor, availabilityInput } from "./shared/availability.ts";
@@ -60,7 +60,7 @@ export const onlineBookingRouter = {
         summary:
           "Book for yourself (the e-mail is your token's; you hold at most the clinic's maximum of upcoming appointments)",
         tags,
-        errors: [...bookingErrors, "BOOKING_LIMIT", "RATE_LIMITED"],
+        errors: [...bookingErrors, "BOOKING_LIMIT", "NO_SHOW_LIMIT", "RATE_LIMITED"],
       },
     })
     .input(z.strictObject({ clinic_id: uuid, ...bookingTarget, patient: selfPatientInput }))
@@ -74,6 +74,31 @@ export const onlineBookingRouter = {
         },
         patientUserId: ctx.user.id,
         openBookingLimit: ctx.clinic.maxOpenBookingsPerPatient,
+        patientBooking: true,
+      }),
+    ),
+
+  hold: onlineBookingProcedure(bookingWriteProcedure)
+    .meta({
+      rest: {
+        method: "POST",
+        path: `${clinicPath}/holds`,
+        status: 201,
+        summary:
+          "Hold a slot for yourself while you enter your details (the clinic's hold_minutes; book it with hold_id)",
+        tags,
+        errors: [...bookingErrors, "BOOKING_LIMIT", "NO_SHOW_LIMIT", "RATE_LIMITED"],
+      },
+    })
+    .input(z.strictObject({ clinic_id: uuid, ...holdTarget }))
+    .output(appointmentOutput)
+    .mutation(({ ctx, input }) =>
+      bookFor(ctx, input, {
+        patient: { name: "", email: ctx.user.email },
+        patientUserId: ctx.user.id,
+        openBookingLimit: ctx.clinic.maxOpenBookingsPerPatient,
+        patientBooking: true,
+        kind: "hold",
       }),
     ),
 } satisfies TRPCRouterRecord;

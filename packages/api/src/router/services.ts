@@ -25,6 +25,7 @@ const rules = {
   slot_step_min: z.number().int().min(5).max(1440).nullable().optional(),
   min_notice_min: z.number().int().min(0).max(525_600).optional(),
   booking_horizon_days: z.number().int().min(1).max(730).nullable().optional(),
+  requires_confirmation: z.boolean().optional(),
 };
 
 const servicesTag = ["services"] as const;

@@ -1,5 +1,6 @@
 // The inputs every booking route shares (staff book B1 and reschedule B5; patients book O4 and move U4).
 import { z } from "zod";
+import { type AppointmentStatus, appointmentStatuses } from "@clinic/db";
 import { instantInput, phoneE164, uuid } from "./wire.ts";
 
 export const idempotencyKey = z.string().min(1).max(255).optional();
@@ -16,14 +17,30 @@ export const patientInput = z.strictObject({
 /** The patient of their own booking: the e-mail is the token's, never sent. */
 export const selfPatientInput = z.strictObject({ name: patientName, phone_e164: phoneE164.optional() });
 
-/** What to book: a start of a service, optionally with one provider. */
-export const bookingTarget = {
+/** What to hold (T2, T3): a start of a service, optionally with one provider. */
+export const holdTarget = {
   service_id: uuid,
   start: instantInput,
   provider_id: uuid.optional(),
+};
+
+/** What to book: a start of a service, optionally with one provider, or the caller's hold of it. */
+export const bookingTarget = {
+  ...holdTarget,
   notes: appointmentNotes,
   idempotency_key: idempotencyKey,
+  /** The caller's own unexpired hold, which becomes this booking (same id; service and start must be the hold's). */
+  hold_id: uuid.optional(),
 };
+
+/** `status=booked,arrived`: a comma-separated set of appointment statuses (§13). */
+export const statusSet = z
+  .string()
+  .regex(
+    new RegExp(`^(${appointmentStatuses.join("|")})(,(${appointmentStatuses.join("|")}))*$`),
+    `must be one or more of ${appointmentStatuses.join(", ")}, separated by commas`,
+  )
+  .transform((text) => appointmentStatuses.filter((status: AppointmentStatus) => text.split(",").includes(status)));
 
 export const bookingErrors = [
   "SLOT_UNAVAILABLE",
@@ -31,4 +48,7 @@ export const bookingErrors = [
   "NOT_A_PROVIDER",
   "SERVICE_INACTIVE",
   "CONFLICT",
+  "HOLD_EXPIRED",
+  "PATIENT_DOUBLE_BOOKED",
+  "NOT_FOUND",
 ] as const;

@@ -100,3 +100,21 @@ export function queryList<T extends z.ZodType<string, string>>(item: T) {
 
 /** The `if_updated_at` precondition of optimistic-concurrency writes (required by the write itself). */
 export const ifUpdatedAt = instantInput.optional();
+
+/** An `If-Match` header holding a record's `updated_at`, bare or as an entity tag (`"…"`, `W/"…"`). */
+export const ifMatch = z.union(
+  [
+    z.date(),
+    z
+      .string()
+      .transform((value) =>
+        value
+          .trim()
+          .replace(/^W\//, "")
+          .replace(/^"(.*)"$/, "$1"),
+      )
+      .pipe(z.iso.datetime({ offset: true, message: instantMessage }))
+      .transform((s) => new Date(s)),
+  ],
+  { error: instantMessage },
+);

@@ -5,8 +5,40 @@ import { instant, tenantRowId, timestamps } from "./columns.ts";
 import { services } from "./services.ts";
 import { users } from "./users.ts";
 
-export const appointmentStatuses = ["booked", "canceled"] as const;
+/**
+ * An appointment's life at the front desk (CONTRACT §13, docs/front-desk.md). Every status but
+ * `canceled` occupies the appointment's time; a `held` one only until its `held_until`. That one
+ * definition is `occupyingStatuses` here and `clinic_occupies(status, held_until, at)` in the
+ * database (drizzle/0009_front_desk.sql), which the exclusion constraints, availability, limits and
+ * explanations all use; a test holds the two to each other.
+ */
+export const appointmentStatuses = [
+  "held",
+  "pending",
+  "booked",
+  "arrived",
+  "completed",
+  "no_show",
+  "canceled",
+] as const;
 export type AppointmentStatus = (typeof appointmentStatuses)[number];
+export const occupyingStatuses = [
+  "held",
+  "pending",
+  "booked",
+  "arrived",
+  "completed",
+  "no_show",
+] as const satisfies readonly AppointmentStatus[];
+
+/** One entry of an appointment's `status_history`, oldest first (§13). */
+export interface StatusChange {
+  status: AppointmentStatus;
+  /** ISO 8601 instant. */
+  at: string;
+  by_user_id: string | null;
+  reason: string | null;
+}
 
 /**
  * A booking of one service with one provider. It occupies its provider for
@@ -31,6 +63,13 @@ export const appointments = pgTable(
     occupiedStart: instant("occupied_start").notNull(),
     occupiedEnd: instant("occupied_end").notNull(),
     status: text("status", { enum: appointmentStatuses }).notNull().default("booked"),
+    /** Until when a `held` appointment keeps its time (null for every other status). */
+    heldUntil: instant("held_until"),
+    /** Every status it had, oldest first, starting with the first. */
+    statusHistory: jsonb("status_history")
+      .$type<StatusChange[]>()
+      .notNull()
+      .default(sql`'[]'::jsonb`),
     patientName: text("patient_name").notNull(),
     patientEmail: text("patient_email"),
     patientPhoneE164: text("patient_phone_e164"),
@@ -65,7 +104,11 @@ export const appointments = pgTable(
       columns: [t.patientUserId],
       foreignColumns: [users.id],
     }).onDelete("set null"),
-    check("appointments_status_check", sql`${t.status} in ('booked', 'canceled')`),
+    check(
+      "appointments_status_check",
+      sql`${t.status} in ('held', 'pending', 'booked', 'arrived', 'completed', 'no_show', 'canceled')`,
+    ),
+    check("appointments_held_consistent", sql`(${t.status} = 'held') = (${t.heldUntil} is not null)`),
     check("appointments_time_range", sql`${t.endsAt} > ${t.startsAt}`),
     check(
       "appointments_occupied_consistent",

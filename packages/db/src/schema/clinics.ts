@@ -25,6 +25,10 @@ export const clinics = pgTable(
     onlineBooking: boolean("online_booking").notNull().default(false),
     patientCancelCutoffMin: integer("patient_cancel_cutoff_min").notNull().default(1440),
     maxOpenBookingsPerPatient: integer("max_open_bookings_per_patient").notNull().default(3),
+    /** How long a hold keeps its slot (minutes, §13). */
+    holdMinutes: integer("hold_minutes").notNull().default(10),
+    /** Patients with this many no-shows in the last 365 days may not book online (null: no limit, §13). */
+    noShowLimit: integer("no_show_limit"),
     // Reminders (docs/events.md#reminders): minutes before each appointment's start.
     reminderOffsetsMin: integer("reminder_offsets_min")
       .array()
@@ -36,6 +40,8 @@ export const clinics = pgTable(
     check("clinics_name_length", sql`char_length(${t.name}) between 1 and 200`),
     check("clinics_patient_cancel_cutoff_range", sql`${t.patientCancelCutoffMin} between 0 and 10080`),
     check("clinics_max_open_bookings_range", sql`${t.maxOpenBookingsPerPatient} between 1 and 100`),
+    check("clinics_hold_minutes_range", sql`${t.holdMinutes} between 1 and 60`),
+    check("clinics_no_show_limit_range", sql`${t.noShowLimit} is null or ${t.noShowLimit} between 1 and 20`),
     check(
       "clinics_reminder_offsets",
       sql`cardinality(${t.reminderOffsetsMin}) <= 5 and 5 <= all(${t.reminderOffsetsMin}) and 20160 >= all(${t.reminderOffsetsMin})`,

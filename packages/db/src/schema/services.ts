@@ -28,6 +28,8 @@ export const services = pgTable(
     price: numeric("price", { precision: 10, scale: 2 }),
     providerId: uuid("provider_id"),
     isActive: boolean("is_active").notNull().default(true),
+    /** Patients' own bookings are `pending` until the clinic confirms them (§13). */
+    requiresConfirmation: boolean("requires_confirmation").notNull().default(false),
     // Booking rules (docs/availability.md#booking-rules).
     bufferBeforeMin: integer("buffer_before_min").notNull().default(0),
     bufferAfterMin: integer("buffer_after_min").notNull().default(0),

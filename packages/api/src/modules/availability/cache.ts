@@ -11,6 +11,11 @@ export interface CachedAvailability {
   fragments?: string[];
   /** The ETags of the last cuts of the answer the fast path served, by cut (`from.to`). */
   tags?: Map<string, string>;
+  /**
+   * When the first hold it counted as taken ends (epoch ms; Infinity without holds): from then on
+   * the answer is stale although no version changed, since an expired hold occupies nothing (§13).
+   */
+  goodUntilMs: number;
 }
 
 /**
@@ -59,12 +64,12 @@ export class AvailabilityCache {
     this.maxEntries = limits.maxEntries ?? 5_000;
   }
 
-  /** The cached value when it was stored under exactly `versionKey`. */
-  get(key: string, versionKey: string): CachedAvailability | undefined {
+  /** The cached value when it was stored under exactly `versionKey` and no hold it counted has ended by `nowMs`. */
+  get(key: string, versionKey: string, nowMs: number): CachedAvailability | undefined {
     const entry = this.entries.get(key);
     if (!entry) return undefined;
     this.remove(key, entry);
-    if (entry.versionKey !== versionKey) return undefined;
+    if (entry.versionKey !== versionKey || entry.value.goodUntilMs <= nowMs) return undefined;
     // Re-insert to keep the map in least-recently-used order.
     this.entries.set(key, entry);
     this.totalBytes += entry.bytes;

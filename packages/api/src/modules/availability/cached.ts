@@ -39,7 +39,8 @@ const inFlight = new Map<string, Promise<CachedAvailability>>();
  * under; otherwise it is computed from one read (one statement, one snapshot, which also answers
  * the versions it is then kept under). Identical misses at the same versions are computed once
  * per process. Answers are computed and cached without the time rules (now, notice, horizon),
- * which are applied at read time, so a cached answer never ages.
+ * which are applied at read time, so a cached answer does not age, unless it counted a hold: it
+ * is good until the first of those ends.
  */
 export async function availabilityWithCache(
   db: Db,
@@ -51,7 +52,7 @@ export async function availabilityWithCache(
   const offered = (answer: CachedAvailability) =>
     offeredAt(answer.slots, rulesOf(answer.service), query.now.getTime(), query.timeZone);
   const hint = cache.peek(key);
-  const cached = hint ? cache.get(key, versionKeyOf(versions, hint.dependsOn)) : undefined;
+  const cached = hint ? cache.get(key, versionKeyOf(versions, hint.dependsOn), query.now.getTime()) : undefined;
   cache.noteLookup(cached !== undefined);
   if (cached) return { service: cached.service, slots: offered(cached), cacheHit: true };
   // A request that joins a computation shares its snapshot only if it saw the same versions: one
@@ -83,6 +84,7 @@ export async function availabilityWithCache(
       to: new Date(wallClockToInstant(addDays(q.toDate, 1), 0, "UTC") + 44 * HOUR),
       serviceId: q.serviceId,
       providerId: q.providerId,
+      now: q.now,
     });
     if (context === "rate limited") throw new Error("an availability read counts no rate limit");
     const { service, candidates, schedule } = context;
@@ -91,7 +93,7 @@ export async function availabilityWithCache(
     // Without the time rules: they are applied per request (see `offered`).
     const slots = computeSlots({ ...schedule, nowMs: -Infinity, noticeMin: 0, horizonDays: null });
     const dependsOn = [q.clinicId, ...candidates.map((c) => c.userId)];
-    const answer: CachedAvailability = { service, slots, dependsOn };
+    const answer: CachedAvailability = { service, slots, dependsOn, goodUntilMs: context.holdsEndMs };
     cache.noteZone(q.clinicId, q.timeZone);
     if (slots.length <= q.maxSlots)
       cache.set(key, versionKeyOf(new Map(Object.entries(context.versions)), dependsOn), answer);

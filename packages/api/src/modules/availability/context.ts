@@ -75,6 +75,7 @@ const answerSchema = z.union([
         ends_at: isoInstant,
         buffer_before_min: z.number(),
         buffer_after_min: z.number(),
+        held_until: isoInstant.nullable(),
       }),
     ),
     day_load: z.record(z.string(), z.number()),
@@ -109,6 +110,8 @@ export interface ScheduleContext {
   scheduleVersions: Record<string, number>;
   /** Availability versions of the same scopes (absent = 0): what a cached answer is kept under. */
   versions: Record<string, number>;
+  /** When the first hold among the bookings ends (epoch ms; Infinity without holds). */
+  holdsEndMs: number;
 }
 
 export interface ScheduleContextRequest {
@@ -125,6 +128,8 @@ export interface ScheduleContextRequest {
   appointmentId?: string | undefined;
   /** The day whose bookings rank the any-provider candidates. */
   day?: { start: Date; end: Date } | undefined;
+  /** What occupies time is judged at this instant (a hold ends; CONTRACT §13); default: the database's clock. */
+  now?: Date | undefined;
   /** A rate-limit window to count first (its JSON as the database takes it); past it the read answers `"rate limited"`. */
   rate?: Record<string, unknown> | null | undefined;
 }
@@ -148,6 +153,7 @@ export async function readScheduleContext(
     to: request.to.toISOString(),
     day_start: request.day?.start.toISOString() ?? null,
     day_end: request.day?.end.toISOString() ?? null,
+    now: request.now?.toISOString() ?? null,
   };
   const [row] = rowsOf<{ answer: unknown }>(
     await db.execute(
@@ -228,5 +234,6 @@ export async function readScheduleContext(
     dayLoad: answer.day_load,
     scheduleVersions: answer.schedule,
     versions: answer.versions,
+    holdsEndMs: Math.min(Infinity, ...answer.bookings.map((b) => b.held_until?.getTime() ?? Infinity)),
   };
 }

@@ -96,6 +96,7 @@ export async function explainAvailability(db: Db, query: ExplainQuery): Promise<
         { clinicId: query.clinicId, timeZone: query.timeZone, fromDate: date, toDate: date },
         service,
         candidates,
+        query.now,
       );
       const explanation = explainStart({ ...schedule, nowMs: query.now.getTime() }, query.start.getTime());
       const byId = new Map(candidates.map((c) => [c.userId, c]));

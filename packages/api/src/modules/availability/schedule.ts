@@ -1,5 +1,5 @@
 // Reading what the slot engine needs (hours, overrides, closures, bookings) and computing slots from it.
-import { type SQL, and, between, eq, gt, inArray, isNull, lt, ne, or } from "drizzle-orm";
+import { type SQL, and, between, eq, gt, inArray, isNull, lt, ne, or, sql } from "drizzle-orm";
 import { appointments, closures, type Db, dateOverridePeriods, dateOverrides, workHours } from "@clinic/db";
 import type { Interval } from "../../domain/intervals.ts";
 import {
@@ -12,13 +12,16 @@ import {
 import { addDays, wallClockToInstant } from "../../domain/timezone.ts";
 import { type Candidate, type ServiceInfo, rulesOf } from "./service.ts";
 
-/** "Booked appointments of these providers of the clinic": what occupies a provider's time. */
-export function bookedAppointmentsOf(clinicId: string, providerIds: string[]): SQL | undefined {
-  return and(
-    eq(appointments.clinicId, clinicId),
-    eq(appointments.status, "booked"),
-    inArray(appointments.providerId, providerIds),
-  );
+/**
+ * Appointments that occupy their time at `now` (every status but canceled, a hold until it ends:
+ * the database's `clinic_occupies`, drizzle/0009_front_desk.sql).
+ */
+export const occupyingAt = (now: Date): SQL =>
+  sql`clinic_occupies(${appointments.status}, ${appointments.heldUntil}, ${now.toISOString()}::timestamptz)`;
+
+/** "Appointments of these providers of the clinic that occupy their time at `now`". */
+export function bookedAppointmentsOf(clinicId: string, providerIds: string[], now: Date): SQL | undefined {
+  return and(eq(appointments.clinicId, clinicId), occupyingAt(now), inArray(appointments.providerId, providerIds));
 }
 
 /** Where and when: the clinic, its zone and the local dates to read schedules for. */
@@ -51,6 +54,8 @@ export async function loadSchedule(
   scope: ScheduleScope,
   service: ServiceInfo,
   candidates: readonly Pick<Candidate, "userId" | "status">[],
+  /** What occupies time is judged at this instant (holds end). */
+  now: Date,
 ): Promise<LoadedSchedule> {
   const { clinicId } = scope;
   const providerIds = candidates.map((c) => c.userId);
@@ -123,7 +128,7 @@ export async function loadSchedule(
           .from(appointments)
           .where(
             and(
-              bookedAppointmentsOf(clinicId, providerIds),
+              bookedAppointmentsOf(clinicId, providerIds, now),
               lt(appointments.occupiedStart, rangeEnd),
               gt(appointments.occupiedEnd, rangeStart),
               // The same bounds on the start, for the (clinic, provider, start) index: a booking

@@ -1,4 +1,4 @@
-import { and, eq, gte, lt } from "drizzle-orm";
+import { and, eq, gte, inArray, lt, ne } from "drizzle-orm";
 import { z } from "zod";
 import {
   type AppointmentStatus,
@@ -23,6 +23,17 @@ export const appointmentOutput = z.object({
   start: instantOutput,
   end: instantOutput,
   status: z.enum(appointmentStatuses),
+  /** Until when a hold keeps its time (null unless `held`). */
+  held_until: instantOutput.nullable(),
+  /** Every status it had, oldest first, starting with the first (§13). */
+  status_history: z.array(
+    z.object({
+      status: z.enum(appointmentStatuses),
+      at: z.string(),
+      by_user_id: z.string().nullable(),
+      reason: z.string().nullable(),
+    }),
+  ),
   patient: z.object({ name: z.string(), email: z.string().nullable(), phone_e164: z.string().nullable() }),
   notes: z.string().nullable(),
   /** The buffers the appointment was booked with (its service's at the time). */
@@ -51,6 +62,8 @@ export const appointmentColumns = {
   startsAt: appointments.startsAt,
   endsAt: appointments.endsAt,
   status: appointments.status,
+  heldUntil: appointments.heldUntil,
+  statusHistory: appointments.statusHistory,
   patientName: appointments.patientName,
   patientEmail: appointments.patientEmail,
   patientPhone: appointments.patientPhoneE164,
@@ -91,6 +104,8 @@ export const toAppointment = (row: AppointmentRow): AppointmentView => ({
   start: row.startsAt,
   end: row.endsAt,
   status: row.status,
+  held_until: row.heldUntil,
+  status_history: row.statusHistory,
   patient: { name: row.patientName, email: row.patientEmail, phone_e164: row.patientPhone },
   notes: row.notes,
   buffer_before_min: row.bufferBeforeMin,
@@ -128,7 +143,8 @@ export type AppointmentQuery = AppointmentOwner & {
   to?: Date | undefined;
   providerId?: string | undefined;
   serviceId?: string | undefined;
-  status?: AppointmentStatus | undefined;
+  /** Only these statuses; absent: every status but `held` (holds are listed only when asked for). */
+  status?: readonly AppointmentStatus[] | undefined;
   limit: number;
   cursor?: string | undefined;
 };
@@ -148,7 +164,7 @@ export async function listAppointments(
         query.to ? lt(appointments.startsAt, query.to) : undefined,
         query.providerId ? eq(appointments.providerId, query.providerId) : undefined,
         query.serviceId ? eq(appointments.serviceId, query.serviceId) : undefined,
-        query.status ? eq(appointments.status, query.status) : undefined,
+        query.status ? inArray(appointments.status, [...query.status]) : ne(appointments.status, "held"),
         appointmentPages.after(query.cursor),
       ),
     )
@@ -192,7 +208,7 @@ export async function lockAppointment(db: Db, clinicId: string, id: string, acto
   if (
     actor.cutoffMin !== undefined &&
     actor.now &&
-    row.status === "booked" &&
+    (row.status === "booked" || row.status === "pending") &&
     row.startsAt.getTime() - actor.now.getTime() < actor.cutoffMin * 60_000
   ) {
     throw new DomainError(

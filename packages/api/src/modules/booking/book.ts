@@ -1,6 +1,6 @@
 import type { Db } from "@clinic/db";
 import { localDateOf } from "../../domain/timezone.ts";
-import { DomainError } from "../../errors.ts";
+import { DomainError, notFound, validationFailed } from "../../errors.ts";
 import { type ScheduleContext, type ServiceInfo, assertCandidate } from "../availability/index.ts";
 import type { RateLimit } from "../ratelimit/index.ts";
 import type { AppointmentView } from "./appointments.ts";
@@ -29,6 +29,12 @@ export interface BookingRequest {
   openBookingLimit?: number | undefined;
   /** The caller's booking-write limit, counted by the read (absent: not counted). */
   rateLimit?: RateLimit | undefined;
+  /** A hold (T2, T3) keeps the time for the clinic's hold_minutes; a booking (default) takes it. */
+  kind?: "book" | "hold" | undefined;
+  /** Book the caller's own unexpired hold: the appointment keeps its id, start and provider (§13). */
+  holdId?: string | undefined;
+  /** A patient's own booking or hold (O4, T3): pending when the service requires confirmation; the no-show limit applies. */
+  patientBooking?: boolean | undefined;
 }
 
 /** The time a booking occupies its provider: its own, widened by its service's buffers. */
@@ -72,7 +78,8 @@ export async function bookAppointment(
       : {
           key: request.idempotencyKey,
           hash: requestHash([
-            "book",
+            request.kind ?? "book",
+            request.holdId ?? null,
             request.serviceId,
             request.start.toISOString(),
             request.providerId ?? null,
@@ -83,6 +90,21 @@ export async function bookAppointment(
             request.patientUserId ?? null,
           ]),
         };
+  const common = {
+    user_id: request.userId,
+    idem,
+    kind: request.kind ?? "book",
+    patient_booking: request.patientBooking ?? false,
+    patient_name: request.patient.name,
+    patient_email: request.patient.email ?? null,
+    patient_phone: request.patient.phone_e164 ?? null,
+    notes: request.notes ?? null,
+    patient_user_id: request.patientUserId ?? null,
+    open_limit:
+      request.openBookingLimit !== undefined && request.patientUserId !== undefined ? request.openBookingLimit : null,
+    now: now.toISOString(),
+  };
+  if (request.holdId !== undefined) return bookHold(db, request, request.holdId, idem, common, now);
   for (let attempt = 0; attempt < 3; attempt++) {
     let context: ScheduleContext;
     let order: string[];
@@ -101,8 +123,7 @@ export async function bookAppointment(
     }
     const occupancy = occupancyOf(request.start, context.service);
     const written = await write(db, fn, request.clinicId, {
-      user_id: request.userId,
-      idem,
+      ...common,
       service_id: context.service.id,
       start: occupancy.startsAt.toISOString(),
       end: occupancy.endsAt.toISOString(),
@@ -112,18 +133,53 @@ export async function bookAppointment(
       buffer_after_min: occupancy.bufferAfterMin,
       candidates: order,
       schedule: scheduleOf(context, request.clinicId, order),
-      patient_name: request.patient.name,
-      patient_email: request.patient.email ?? null,
-      patient_phone: request.patient.phone_e164 ?? null,
-      notes: request.notes ?? null,
-      patient_user_id: request.patientUserId ?? null,
-      open_limit:
-        request.openBookingLimit !== undefined && request.patientUserId !== undefined ? request.openBookingLimit : null,
-      now: now.toISOString(),
     });
     if (written) return written;
   }
   throw new DomainError("CONFLICT", "the schedule kept changing while booking; retry");
+}
+
+/**
+ * Books the caller's hold: the read counts the write and finds the hold (404 when absent); the
+ * write checks that it is the caller's and unexpired (409 HOLD_EXPIRED), that the request names its
+ * service, start and provider (400), and turns it into the booking under its row lock. Its time is
+ * already its own, so no schedule is re-checked.
+ */
+async function bookHold(
+  db: Db,
+  request: BookingRequest,
+  holdId: string,
+  idem: { key: string; hash: string } | null,
+  common: Record<string, unknown>,
+  now: Date,
+): Promise<{ appointment: AppointmentView; replayed: boolean }> {
+  const fn = "clinic_book_appointment";
+  let hold: ScheduleContext["appointment"];
+  try {
+    const date = localDateOf(request.start.getTime(), request.timeZone);
+    ({ appointment: hold } = await readStartContext(
+      db,
+      { ...request, serviceId: undefined, appointmentId: holdId, date },
+      now,
+    ));
+    if (hold?.status !== "held" || hold.bookedByUserId !== request.userId) throw notFound("hold");
+    if (request.providerId !== undefined && request.providerId !== hold.providerId)
+      throw validationFailed("provider_id", "must be the hold's provider");
+  } catch (error) {
+    if (error instanceof DomainError && idem !== null && error.domainCode !== "RATE_LIMITED")
+      return replayOrRefuse(db, fn, request.clinicId, request.userId, idem, error);
+    throw error;
+  }
+  const answer = await write(db, fn, request.clinicId, {
+    ...common,
+    hold_id: holdId,
+    service_id: request.serviceId,
+    start: request.start.toISOString(),
+    candidates: [],
+    schedule: {},
+  });
+  if (!answer) throw new DomainError("CONFLICT", "the hold changed while booking it; retry");
+  return answer;
 }
 
 /** The candidates free for the start, in the order the any-provider rule tries them; 409/422 when none may have it. */

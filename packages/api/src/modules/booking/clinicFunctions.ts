@@ -24,10 +24,15 @@ const writeSchema = z.union([
 ]);
 type WriteAnswer = z.infer<typeof writeSchema>;
 
-type ClinicFunction = "clinic_booking_context" | "clinic_book_appointment" | "clinic_reschedule_appointment";
+type ClinicFunction =
+  | "clinic_book_appointment"
+  | "clinic_reschedule_appointment"
+  | "clinic_set_status"
+  | "clinic_release_hold"
+  | "clinic_expire_confirmation";
 
 /** One statement: `select fn(clinic_id, p)`, answered as the function's jsonb. */
-async function callClinicFunction(
+export async function callClinicFunction(
   db: Db,
   fn: ClinicFunction,
   clinicId: string,
@@ -41,7 +46,7 @@ async function callClinicFunction(
 }
 
 /** An appointment as the database functions write it (clinic_appointment_json): instants as ISO text. */
-function appointmentFromJson(json: Record<string, unknown>): AppointmentView {
+export function appointmentFromJson(json: Record<string, unknown>): AppointmentView {
   const instant = (key: string) => {
     const value = json[key];
     return typeof value === "string" ? new Date(value) : null;
@@ -54,6 +59,7 @@ function appointmentFromJson(json: Record<string, unknown>): AppointmentView {
     updated_at: instant("updated_at"),
     canceled_at: instant("canceled_at"),
     rescheduled_at: instant("rescheduled_at"),
+    held_until: instant("held_until"),
   });
 }
 
@@ -92,6 +98,7 @@ export async function readStartContext(db: Db, request: ReadRequest, now: Date):
       end: new Date(wallClockToInstant(addDays(request.date, 1), 0, request.timeZone)),
     },
     rate: request.rateLimit ? rateWindow(request.rateLimit, now) : null,
+    now,
   });
   if (context === "rate limited") throw rateLimited(request.rateLimit ?? { key: "", max: 0, windowMs: 60_000 }, now);
   return context;

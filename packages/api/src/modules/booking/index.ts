@@ -5,3 +5,5 @@ export * from "./cancel.ts";
 export * from "./idempotency.ts";
 export * from "./reschedule.ts";
 export * from "./reminders.ts";
+export * from "./status.ts";
+export * from "./confirmation.ts";

@@ -95,7 +95,7 @@ function checkMove(
   if (
     actor.cutoffMin !== undefined &&
     actor.now &&
-    current.status === "booked" &&
+    (current.status === "booked" || current.status === "pending") &&
     current.startsAt.getTime() - actor.now.getTime() < actor.cutoffMin * 60_000
   ) {
     throw new DomainError(
@@ -106,9 +106,9 @@ function checkMove(
       },
     );
   }
-  if (current.status !== "booked") {
-    throw new DomainError("INVALID_TRANSITION", "a canceled appointment cannot be rescheduled", {
-      extra: { status: current.status },
+  if (current.status !== "booked" && current.status !== "pending") {
+    throw new DomainError("INVALID_TRANSITION", `an appointment that is ${current.status} cannot be rescheduled`, {
+      extra: { status: current.status, current_status: current.status },
     });
   }
   const { service, candidates } = context;

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import { and, asc, eq, gte, lt } from "drizzle-orm";
+import { and, asc, eq, gte, lt, notInArray } from "drizzle-orm";
 import ical from "ical-generator";
 import { z } from "zod";
 import { appointments, calendarFeeds, clinics, type Db } from "@clinic/db";
@@ -121,7 +121,8 @@ export async function renderCalendarFeed(db: Db, token: string, now: Date): Prom
     .where(
       and(
         eq(appointments.clinicId, parsed.clinicId),
-        eq(appointments.status, "booked"),
+        // Every appointment that takes its time, but holds (a few minutes, not yet anyone's visit).
+        notInArray(appointments.status, ["canceled", "held"]),
         gte(appointments.startsAt, new Date(now.getTime() - 30 * DAY)),
         lt(appointments.startsAt, new Date(now.getTime() + 365 * DAY)),
         feed.providerId ? eq(appointments.providerId, feed.providerId) : undefined,

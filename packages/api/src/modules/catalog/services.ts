@@ -72,6 +72,8 @@ export interface ServiceRules {
   slot_step_min?: number | null | undefined;
   min_notice_min?: number | undefined;
   booking_horizon_days?: number | null | undefined;
+  /** Patients' own bookings wait for the clinic's confirmation (`pending`, §13). */
+  requires_confirmation?: boolean | undefined;
 }
 
 export interface NewService extends ServiceRules {
@@ -92,6 +94,7 @@ const plainFields = {
   slot_step_min: "slotStepMin",
   min_notice_min: "minNoticeMin",
   booking_horizon_days: "bookingHorizonDays",
+  requires_confirmation: "requiresConfirmation",
 } as const satisfies Record<string, keyof typeof services.$inferSelect>;
 type PlainField = keyof typeof plainFields;
 const ruleFields: readonly PlainField[] = [
@@ -127,6 +130,7 @@ export async function createService(db: Db, clinicId: string, actor: Actor, inpu
           slotStepMin: input.slot_step_min,
           minNoticeMin: input.min_notice_min,
           bookingHorizonDays: input.booking_horizon_days,
+          requiresConfirmation: input.requires_confirmation,
         })
         .returning({ id: services.id }),
       "service",

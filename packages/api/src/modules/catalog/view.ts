@@ -25,6 +25,8 @@ export const serviceOutput = z.object({
   min_notice_min: z.number().int(),
   /** How many days ahead (clinic dates) slots are offered; null = no limit. */
   booking_horizon_days: z.number().int().nullable(),
+  /** Patients' own bookings are `pending` until the clinic confirms them (§13). */
+  requires_confirmation: z.boolean(),
   created_at: instantOutput,
   updated_at: instantOutput,
 });
@@ -45,6 +47,7 @@ export const serviceColumns = {
   slotStepMin: services.slotStepMin,
   minNoticeMin: services.minNoticeMin,
   bookingHorizonDays: services.bookingHorizonDays,
+  requiresConfirmation: services.requiresConfirmation,
   createdAt: services.createdAt,
   updatedAt: services.updatedAt,
 };
@@ -76,6 +79,7 @@ export const toService = (row: ServiceRow): ServiceView => ({
   slot_step_min: row.slotStepMin,
   min_notice_min: row.minNoticeMin,
   booking_horizon_days: row.bookingHorizonDays,
+  requires_confirmation: row.requiresConfirmation,
   created_at: row.createdAt,
   updated_at: row.updatedAt,
 });

@@ -19,6 +19,10 @@ export const clinicOutput = z.object({
   max_open_bookings_per_patient: z.number().int(),
   /** Minutes before each appointment's start at which an appointment.reminder event is recorded. */
   reminder_offsets_min: z.array(z.number().int()),
+  /** How long a hold keeps its slot, in minutes (§13). */
+  hold_minutes: z.number().int(),
+  /** Patients with this many no-shows in the last 365 days may not book online; null: no limit (§13). */
+  no_show_limit: z.number().int().nullable(),
   created_at: instantOutput,
   updated_at: instantOutput,
 });
@@ -34,6 +38,8 @@ export const toClinic = (row: ClinicRow): ClinicView => ({
   patient_cancel_cutoff_min: row.patientCancelCutoffMin,
   max_open_bookings_per_patient: row.maxOpenBookingsPerPatient,
   reminder_offsets_min: row.reminderOffsetsMin,
+  hold_minutes: row.holdMinutes,
+  no_show_limit: row.noShowLimit,
   created_at: row.createdAt,
   updated_at: row.updatedAt,
 });
@@ -52,6 +58,8 @@ export interface ClinicSettings {
   patient_cancel_cutoff_min?: number | undefined;
   max_open_bookings_per_patient?: number | undefined;
   reminder_offsets_min?: number[] | undefined;
+  hold_minutes?: number | undefined;
+  no_show_limit?: number | null | undefined;
 }
 
 const columnsOf = (settings: ClinicSettings) => ({
@@ -63,6 +71,8 @@ const columnsOf = (settings: ClinicSettings) => ({
   reminderOffsetsMin: settings.reminder_offsets_min
     ? [...new Set(settings.reminder_offsets_min)].sort((a, b) => b - a)
     : undefined,
+  holdMinutes: settings.hold_minutes,
+  noShowLimit: settings.no_show_limit,
 });
 
 /** Creates a clinic (the caller has been checked to be a global ADMIN). */

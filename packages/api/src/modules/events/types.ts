@@ -3,6 +3,7 @@ export const eventTypes = [
   "appointment.booked",
   "appointment.canceled",
   "appointment.rescheduled",
+  "appointment.status_changed",
   "appointment.reminder",
   "provider.status_changed",
   "service.created",

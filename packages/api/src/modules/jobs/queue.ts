@@ -15,6 +15,7 @@ const schema = "pgboss";
 export const queueNames = {
   webhookDelivery: "webhook-delivery",
   appointmentReminder: "appointment-reminder",
+  confirmationExpiry: "confirmation-expiry",
 } as const;
 export type QueueName = (typeof queueNames)[keyof typeof queueNames];
 

@@ -1,6 +1,6 @@
 import { and, asc, eq } from "drizzle-orm";
 import { z } from "zod";
-import { type AppointmentStatus, appointments, clinics, type Db, services } from "@clinic/db";
+import { type AppointmentStatus, appointmentStatuses, appointments, clinics, type Db, services } from "@clinic/db";
 import { notFound } from "../../errors.ts";
 import type { OnlineClinic } from "../access/index.ts";
 import {
@@ -54,18 +54,19 @@ export interface MyAppointmentsQuery {
   userId: string;
   from?: Date | undefined;
   to?: Date | undefined;
-  status?: AppointmentStatus | undefined;
+  status?: readonly AppointmentStatus[] | undefined;
   limit: number;
   cursor?: string | undefined;
 }
 
-/** The caller's own appointments (booked for them as a patient) in every clinic, by start. */
+/** The caller's own appointments (booked for them as a patient) in every clinic, by start; never a hold (§13). */
 export function listMyAppointments(
   db: Db,
   query: MyAppointmentsQuery,
 ): Promise<{ appointments: AppointmentView[]; next_cursor: string | null }> {
-  const { userId, ...filters } = query;
-  return listAppointments(db, { patientUserId: userId, ...filters });
+  const { userId, status, ...filters } = query;
+  const shown = (status ?? appointmentStatuses).filter((s) => s !== "held");
+  return listAppointments(db, { patientUserId: userId, status: shown, ...filters });
 }
 
 /** Where one of the caller's appointments is: its clinic, zone and cutoff; 404 when it is not theirs. */
@@ -98,7 +99,13 @@ export async function cancelMyAppointment(
 ): Promise<AppointmentView> {
   const mine = await findMine(db, userId, id);
   if (rateLimit) await hitRateLimit(db, mine.clinicId, rateLimit, now);
-  return cancelAppointment(db, mine.clinicId, id, { userId, may: "mine-as-patient", cutoffMin: mine.cutoffMin, now });
+  return cancelAppointment(
+    db,
+    mine.clinicId,
+    id,
+    { userId, may: "mine-as-patient", cutoffMin: mine.cutoffMin, now },
+    now,
+  );
 }
 
 /** The patient moves their appointment to another slot with the same provider, by the clinic's rules and cutoff. */

@@ -12,13 +12,14 @@ export interface BookingTargetInput {
   provider_id?: string | undefined;
   notes?: string | undefined;
   idempotency_key?: string | undefined;
+  hold_id?: string | undefined;
 }
 
 /** Books `input` in the authorised clinic for the patient `who` names; answers the appointment (a replay answers the same one). */
 export async function bookFor(
   ctx: Pick<Context, "db" | "now" | "limits"> & { clinic: { id: string; timezone: string }; user: AuthUser },
   input: BookingTargetInput,
-  who: Pick<BookingRequest, "patient" | "patientUserId" | "openBookingLimit">,
+  who: Pick<BookingRequest, "patient" | "patientUserId" | "openBookingLimit" | "kind" | "patientBooking">,
 ): Promise<AppointmentView> {
   const { appointment } = await bookAppointment(
     ctx.db,
@@ -31,6 +32,7 @@ export async function bookFor(
       providerId: input.provider_id,
       notes: input.notes,
       idempotencyKey: input.idempotency_key,
+      holdId: input.hold_id,
       rateLimit: bookingWritesOf(ctx),
       ...who,
     },

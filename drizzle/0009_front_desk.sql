@@ -1,0 +1,589 @@
+ALTER TABLE "appointments" DROP CONSTRAINT "appointments_status_check";--> statement-breakpoint
+ALTER TABLE "appointments" ADD COLUMN "held_until" timestamp (3) with time zone;--> statement-breakpoint
+ALTER TABLE "appointments" ADD COLUMN "status_history" jsonb DEFAULT '[]'::jsonb NOT NULL;--> statement-breakpoint
+ALTER TABLE "clinics" ADD COLUMN "hold_minutes" integer DEFAULT 10 NOT NULL;--> statement-breakpoint
+ALTER TABLE "clinics" ADD COLUMN "no_show_limit" integer;--> statement-breakpoint
+ALTER TABLE "services" ADD COLUMN "requires_confirmation" boolean DEFAULT false NOT NULL;--> statement-breakpoint
+ALTER TABLE "appointments" ADD CONSTRAINT "appointments_held_consistent" CHECK (("appointments"."status" = 'held') = ("appointments"."held_until" is not null));--> statement-breakpoint
+ALTER TABLE "appointments" ADD CONSTRAINT "appointments_status_check" CHECK ("appointments"."status" in ('held', 'pending', 'booked', 'arrived', 'completed', 'no_show', 'canceled'));--> statement-breakpoint
+ALTER TABLE "clinics" ADD CONSTRAINT "clinics_hold_minutes_range" CHECK ("clinics"."hold_minutes" between 1 and 60);--> statement-breakpoint
+ALTER TABLE "clinics" ADD CONSTRAINT "clinics_no_show_limit_range" CHECK ("clinics"."no_show_limit" is null or "clinics"."no_show_limit" between 1 and 20);--> statement-breakpoint
+-- The front desk (CONTRACT §13, docs/front-desk.md). Every status but `canceled` occupies the
+-- appointment's time; a hold only until its `held_until`. This is the one definition of it: the
+-- exclusion constraints below keep every row that is not canceled (an expired hold in the way is
+-- deleted by the write that needs its time, in that write's transaction), and everything that
+-- asks "is this time taken at that moment" calls this function.
+CREATE OR REPLACE FUNCTION clinic_occupies(p_status text, p_held_until timestamptz, p_at timestamptz) RETURNS boolean
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT p_status <> 'canceled' AND (p_status <> 'held' OR p_held_until > p_at)
+$$;
+--> statement-breakpoint
+-- When a pending appointment was requested: its last `pending` entry (the clock of the request).
+CREATE OR REPLACE FUNCTION clinic_requested_at(p_history jsonb) RETURNS timestamptz
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT max((e->>'at')::timestamptz) FROM jsonb_array_elements(p_history) AS e WHERE e->>'status' = 'pending'
+$$;
+--> statement-breakpoint
+-- An entry of an appointment's status_history.
+CREATE OR REPLACE FUNCTION clinic_status_entry(p_status text, p_at timestamptz, p_by uuid, p_reason text) RETURNS jsonb
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT jsonb_build_object('status', p_status, 'at', clinic_iso_instant(p_at), 'by_user_id', p_by, 'reason', p_reason)
+$$;
+--> statement-breakpoint
+UPDATE "appointments" SET "status_history" =
+  jsonb_build_array(clinic_status_entry('booked', "created_at", "booked_by_user_id", NULL))
+  || CASE WHEN "status" = 'canceled' THEN jsonb_build_array(clinic_status_entry('canceled', "canceled_at", NULL, NULL)) ELSE '[]'::jsonb END;
+--> statement-breakpoint
+ALTER TABLE "appointments" DROP CONSTRAINT "appointments_no_double_booking";--> statement-breakpoint
+ALTER TABLE "appointments" ADD CONSTRAINT "appointments_no_double_booking" EXCLUDE USING gist (
+  "clinic_id" WITH =,
+  "provider_id" WITH =,
+  tstzrange("occupied_start", "occupied_end") WITH &&
+) WHERE ("status" <> 'canceled');--> statement-breakpoint
+-- One patient user is never in two places at once in one clinic (their appointments' own times).
+DO $$
+BEGIN
+  IF EXISTS (
+    SELECT 1 FROM appointments a JOIN appointments b
+      ON b.clinic_id = a.clinic_id AND b.patient_user_id = a.patient_user_id AND b.id > a.id
+     AND b.starts_at < a.ends_at AND b.ends_at > a.starts_at AND b.status <> 'canceled'
+    WHERE a.status <> 'canceled' AND a.patient_user_id IS NOT NULL) THEN
+    RAISE EXCEPTION 'patients with overlapping appointments exist; cancel or move one of each pair before this migration (docs/front-desk.md#upgrading)';
+  END IF;
+END $$;
+--> statement-breakpoint
+ALTER TABLE "appointments" ADD CONSTRAINT "appointments_patient_no_overlap" EXCLUDE USING gist (
+  "clinic_id" WITH =,
+  "patient_user_id" WITH =,
+  tstzrange("starts_at", "ends_at") WITH &&
+) WHERE ("status" <> 'canceled' AND "patient_user_id" IS NOT NULL);--> statement-breakpoint
+-- A caller's holds in a clinic (at most 3 unexpired).
+CREATE INDEX "appointments_clinic_holds_idx" ON "appointments" USING btree ("clinic_id", "booked_by_user_id") WHERE "status" = 'held';--> statement-breakpoint
+-- An appointment as the API shows it (modules/booking: appointmentOutput), or null.
+CREATE OR REPLACE FUNCTION clinic_appointment_json(p_clinic_id uuid, p_id uuid) RETURNS jsonb
+LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  RETURN (
+    SELECT jsonb_build_object(
+      'id', a.id, 'clinic_id', a.clinic_id, 'service_id', a.service_id, 'service_name', s.name,
+      'provider_id', a.provider_id, 'provider_name', m.full_name,
+      'start', clinic_iso_instant(a.starts_at), 'end', clinic_iso_instant(a.ends_at), 'status', a.status,
+      'held_until', clinic_iso_instant(a.held_until), 'status_history', a.status_history,
+      'patient', jsonb_build_object('name', a.patient_name, 'email', a.patient_email, 'phone_e164', a.patient_phone_e164),
+      'notes', a.notes, 'buffer_before_min', a.buffer_before_min, 'buffer_after_min', a.buffer_after_min,
+      'created_at', clinic_iso_instant(a.created_at), 'updated_at', clinic_iso_instant(a.updated_at),
+      'canceled_at', clinic_iso_instant(a.canceled_at), 'rescheduled_at', clinic_iso_instant(a.rescheduled_at),
+      'patient_user_id', a.patient_user_id, 'booked_by_user_id', a.booked_by_user_id)
+    FROM appointments a
+    JOIN services s ON s.clinic_id = a.clinic_id AND s.id = a.service_id
+    JOIN clinic_members m ON m.clinic_id = a.clinic_id AND m.user_id = a.provider_id
+    WHERE a.clinic_id = p_clinic_id AND s.clinic_id = p_clinic_id AND m.clinic_id = p_clinic_id AND a.id = p_id
+  );
+END $$;
+--> statement-breakpoint
+-- The read of a booking, a move, a hold's booking and an availability answer (drizzle/0008): now
+-- with what occupies time at p.now (clinic_occupies), each booking's held_until (an answer that
+-- counted a hold is good until the hold ends) and the appointment's.
+CREATE OR REPLACE FUNCTION clinic_schedule_context(p_clinic_id uuid, p jsonb) RETURNS jsonb
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_hits integer;
+  v_service jsonb;
+  v_wanted uuid;
+  v_candidates uuid[];
+  v_from timestamptz := (p->>'from')::timestamptz;
+  v_to timestamptz := (p->>'to')::timestamptz;
+  v_date date := (p->>'date')::date;
+  v_date_to date := coalesce((p->>'date_to')::date, (p->>'date')::date);
+  v_exclude uuid := nullif(p->>'appointment_id', '')::uuid;
+  v_service_id uuid := nullif(p->>'service_id', '')::uuid;
+  v_appointment jsonb;
+  v_now timestamptz := coalesce((p->>'now')::timestamptz, now());
+BEGIN
+  IF jsonb_typeof(p->'rate') = 'object' THEN
+    INSERT INTO rate_limit_counters AS c (clinic_id, key, window_start, hits)
+    VALUES (p_clinic_id, p->'rate'->>'key', (p->'rate'->>'window_start')::timestamptz, 1)
+    ON CONFLICT (clinic_id, key, window_start) DO UPDATE SET hits = c.hits + 1
+    RETURNING hits INTO v_hits;
+    -- Now and then, from a window's first hit: old windows are of no use to anyone.
+    IF v_hits = 1 AND random() < 0.01 THEN
+      DELETE FROM rate_limit_counters
+      WHERE clinic_id = p_clinic_id AND window_start < (p->'rate'->>'window_start')::timestamptz - interval '1 day';
+    END IF;
+    IF v_hits > (p->'rate'->>'max')::integer THEN
+      RETURN jsonb_build_object('rate_limited', true);
+    END IF;
+  END IF;
+  -- A move: the appointment as it is now, whose service it keeps.
+  IF v_exclude IS NOT NULL THEN
+    SELECT jsonb_build_object('service_id', a.service_id, 'provider_id', a.provider_id, 'starts_at', clinic_iso_instant(a.starts_at),
+             'ends_at', clinic_iso_instant(a.ends_at), 'status', a.status, 'held_until', clinic_iso_instant(a.held_until), 'booked_by_user_id', a.booked_by_user_id,
+             'patient_user_id', a.patient_user_id, 'revision', a.revision),
+           a.service_id
+      INTO v_appointment, v_service_id
+    FROM appointments a WHERE a.clinic_id = p_clinic_id AND a.id = v_exclude;
+    IF v_appointment IS NULL THEN
+      RETURN jsonb_build_object('appointment', null);
+    END IF;
+  END IF;
+  SELECT jsonb_build_object('id', s.id, 'name', s.name, 'duration_min', s.duration_min, 'provider_id', s.provider_id,
+           'is_active', s.is_active, 'buffer_before_min', s.buffer_before_min, 'buffer_after_min', s.buffer_after_min,
+           'slot_step_min', s.slot_step_min, 'min_notice_min', s.min_notice_min, 'booking_horizon_days', s.booking_horizon_days),
+         coalesce(s.provider_id, nullif(p->>'provider_id', '')::uuid)
+    INTO v_service, v_wanted
+  FROM services s
+  WHERE s.clinic_id = p_clinic_id AND s.id = v_service_id AND s.deleted_at IS NULL;
+  IF v_service IS NULL THEN
+    RETURN jsonb_build_object('service', null, 'appointment', v_appointment);
+  END IF;
+  SELECT coalesce(array_agg(m.user_id ORDER BY m.user_id), '{}') INTO v_candidates
+  FROM clinic_members m
+  WHERE m.clinic_id = p_clinic_id AND m.is_provider AND (v_wanted IS NULL OR m.user_id = v_wanted);
+  RETURN jsonb_build_object(
+    'appointment', v_appointment,
+    'service', v_service,
+    'candidates', coalesce((
+      SELECT jsonb_agg(jsonb_build_object('user_id', m.user_id, 'full_name', m.full_name, 'status', m.status) ORDER BY m.user_id)
+      FROM clinic_members m WHERE m.clinic_id = p_clinic_id AND m.user_id = ANY (v_candidates)), '[]'),
+    'hours', coalesce((
+      SELECT jsonb_agg(jsonb_build_object('provider_id', w.provider_id, 'weekday', w.weekday, 'opens_min', w.opens_min, 'closes_min', w.closes_min))
+      FROM work_hours w WHERE w.clinic_id = p_clinic_id AND (w.provider_id IS NULL OR w.provider_id = ANY (v_candidates))), '[]'),
+    'overrides', coalesce((
+      SELECT jsonb_agg(jsonb_build_object('provider_id', o.provider_id, 'date', o.date, 'opens_min', op.opens_min, 'closes_min', op.closes_min))
+      FROM date_overrides o
+      LEFT JOIN date_override_periods op ON op.clinic_id = o.clinic_id AND op.override_id = o.id AND op.clinic_id = p_clinic_id
+      WHERE o.clinic_id = p_clinic_id AND o.date BETWEEN v_date AND v_date_to AND (o.provider_id IS NULL OR o.provider_id = ANY (v_candidates))), '[]'),
+    'closures', coalesce((
+      SELECT jsonb_agg(jsonb_build_object('provider_id', c.provider_id, 'starts_at', clinic_iso_instant(c.starts_at), 'ends_at', clinic_iso_instant(c.ends_at), 'reason', c.reason))
+      FROM closures c
+      WHERE c.clinic_id = p_clinic_id AND c.starts_at < v_to AND c.ends_at > v_from AND (c.provider_id IS NULL OR c.provider_id = ANY (v_candidates))), '[]'),
+    'bookings', coalesce((
+      SELECT jsonb_agg(jsonb_build_object('id', a.id, 'provider_id', a.provider_id, 'starts_at', clinic_iso_instant(a.starts_at), 'ends_at', clinic_iso_instant(a.ends_at),
+               'buffer_before_min', a.buffer_before_min, 'buffer_after_min', a.buffer_after_min,
+               'held_until', clinic_iso_instant(a.held_until)))
+      FROM appointments a
+      WHERE a.clinic_id = p_clinic_id AND clinic_occupies(a.status, a.held_until, v_now) AND a.provider_id = ANY (v_candidates)
+        AND a.occupied_start < v_to AND a.occupied_end > v_from AND (v_exclude IS NULL OR a.id <> v_exclude)
+        -- The same bounds on the start, for the (clinic, provider, start) index: a booking lasts at
+        -- most a day and its buffers at most 4 h each side.
+        AND a.starts_at > v_from - interval '28 hours' AND a.starts_at < v_to + interval '4 hours'), '[]'),
+    'day_load', CASE WHEN p->>'day_start' IS NULL THEN '{}'::jsonb ELSE coalesce((
+      SELECT jsonb_object_agg(l.provider_id, l.n) FROM (
+        SELECT a.provider_id, count(*) AS n FROM appointments a
+        WHERE a.clinic_id = p_clinic_id AND clinic_occupies(a.status, a.held_until, v_now) AND a.provider_id = ANY (v_candidates)
+          AND a.starts_at >= (p->>'day_start')::timestamptz AND a.starts_at < (p->>'day_end')::timestamptz
+        GROUP BY a.provider_id) l), '{}') END,
+    'schedule', coalesce((
+      SELECT jsonb_object_agg(v.scope_id, v.schedule_version) FROM availability_versions v
+      WHERE v.clinic_id = p_clinic_id AND (v.scope_id = p_clinic_id OR v.scope_id = ANY (v_candidates))), '{}'),
+    'versions', coalesce((
+      SELECT jsonb_object_agg(v.scope_id, v.version) FROM availability_versions v
+      WHERE v.clinic_id = p_clinic_id AND (v.scope_id = p_clinic_id OR v.scope_id = ANY (v_candidates))), '{}'));
+END $$;
+--> statement-breakpoint
+-- Expired holds in the way of a write go, in its transaction (an expired hold occupies nothing,
+-- but the exclusion constraints still see its row): the providers' whose occupied time overlaps
+-- [p_occupied_start, p_occupied_end), and the patient's whose own time overlaps [p_start, p_end).
+-- Two writers over one expired hold: the second waits for the first's delete, then the exclusion
+-- constraint decides between their inserts.
+CREATE OR REPLACE FUNCTION clinic_clear_expired_holds(p_clinic_id uuid, p_providers uuid[], p_occupied_start timestamptz,
+  p_occupied_end timestamptz, p_patient uuid, p_start timestamptz, p_end timestamptz, p_now timestamptz) RETURNS void
+LANGUAGE plpgsql AS $$
+BEGIN
+  DELETE FROM appointments a
+  WHERE a.clinic_id = p_clinic_id AND a.status = 'held' AND NOT clinic_occupies(a.status, a.held_until, p_now)
+    AND ((a.provider_id = ANY (p_providers) AND a.occupied_start < p_occupied_end AND a.occupied_end > p_occupied_start)
+      OR (p_patient IS NOT NULL AND a.patient_user_id = p_patient AND a.starts_at < p_end AND a.ends_at > p_start));
+END $$;
+--> statement-breakpoint
+-- Write: one booking or hold, all or nothing, in the caller's one statement. p as in 0008, plus
+-- kind ('book' or 'hold'), hold_id (book the caller's own hold: same id, start and provider),
+-- patient_booking (a patient's own booking: the service may require confirmation, and the clinic's
+-- no-show limit applies). A hold lasts the clinic's hold_minutes, records no event and plans no
+-- reminders; a pending booking plans its confirmation's expiry instead of reminders.
+CREATE OR REPLACE FUNCTION clinic_book_appointment(p_clinic_id uuid, p jsonb) RETURNS jsonb
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_user uuid := (p->>'user_id')::uuid;
+  v_now timestamptz := (p->>'now')::timestamptz;
+  v_start timestamptz := (p->>'start')::timestamptz;
+  v_end timestamptz := (p->>'end')::timestamptz;
+  v_patient uuid := nullif(p->>'patient_user_id', '')::uuid;
+  v_kind text := coalesce(p->>'kind', 'book');
+  v_hold_id uuid := nullif(p->>'hold_id', '')::uuid;
+  v_patient_booking boolean := coalesce((p->>'patient_booking')::boolean, false);
+  v_replay uuid;
+  v_open bigint;
+  v_limit integer := (p->>'open_limit')::integer;
+  v_clinic record;
+  v_hold record;
+  v_status text;
+  v_held_until timestamptz;
+  v_count bigint;
+  v_id uuid;
+  v_provider uuid;
+  v_providers uuid[];
+  v_view jsonb;
+  v_constraint text;
+  v_msg text;
+  v_detail text;
+  v_hint text;
+BEGIN
+  BEGIN
+    v_replay := clinic_claim_key(p_clinic_id, v_user, p->'idem');
+    IF v_replay IS NOT NULL THEN
+      RETURN jsonb_build_object('appointment', clinic_appointment_json(p_clinic_id, v_replay), 'replayed', true);
+    END IF;
+    -- A request the read refused is refused now, unless its key replayed above (a retry of a
+    -- booking answers the booking, whatever has changed since).
+    IF jsonb_typeof(p->'refuse') = 'object' THEN
+      RAISE EXCEPTION USING ERRCODE = 'CL001', MESSAGE = p->'refuse'->>'code', DETAIL = p->'refuse'->>'detail',
+        HINT = coalesce(p->'refuse'->'extra', '{}'::jsonb)::text;
+    END IF;
+    SELECT c.hold_minutes, c.no_show_limit INTO v_clinic FROM clinics c WHERE c.id = p_clinic_id;
+    v_status := CASE
+      WHEN v_kind = 'hold' THEN 'held'
+      WHEN v_patient_booking AND (SELECT s.requires_confirmation FROM services s
+                                  WHERE s.clinic_id = p_clinic_id AND s.id = (p->>'service_id')::uuid) THEN 'pending'
+      ELSE 'booked' END;
+    -- The caller's hold, which becomes this booking.
+    IF v_hold_id IS NOT NULL THEN
+      SELECT a.status, a.held_until, a.booked_by_user_id, a.provider_id, a.starts_at, a.service_id INTO v_hold
+      FROM appointments a WHERE a.clinic_id = p_clinic_id AND a.id = v_hold_id FOR UPDATE;
+      IF NOT FOUND OR v_hold.status <> 'held' OR v_hold.booked_by_user_id IS DISTINCT FROM v_user THEN
+        RAISE EXCEPTION USING ERRCODE = 'CL001', MESSAGE = 'NOT_FOUND',
+          DETAIL = 'hold not found: it is not yours, was released, or its time was booked after it expired';
+      END IF;
+      IF NOT clinic_occupies(v_hold.status, v_hold.held_until, v_now) THEN
+        RAISE EXCEPTION USING ERRCODE = 'CL001', MESSAGE = 'HOLD_EXPIRED',
+          DETAIL = format('the hold ended at %s; hold or book the time again', clinic_iso_instant(v_hold.held_until)),
+          HINT = jsonb_build_object('held_until', clinic_iso_instant(v_hold.held_until))::text;
+      END IF;
+      IF v_hold.service_id <> (p->>'service_id')::uuid OR v_hold.starts_at <> v_start THEN
+        RAISE EXCEPTION USING ERRCODE = 'CL001', MESSAGE = 'VALIDATION_FAILED',
+          DETAIL = 'service_id and start must be the hold''s';
+      END IF;
+    END IF;
+    -- A patient's own booking or hold: refused past the clinic's no-show limit.
+    IF v_patient_booking AND v_patient IS NOT NULL AND v_clinic.no_show_limit IS NOT NULL THEN
+      SELECT count(*) INTO v_count FROM appointments a
+      WHERE a.clinic_id = p_clinic_id AND a.patient_user_id = v_patient AND a.status = 'no_show'
+        AND a.starts_at > v_now - interval '365 days';
+      IF v_count >= v_clinic.no_show_limit THEN
+        RAISE EXCEPTION USING ERRCODE = 'CL001', MESSAGE = 'NO_SHOW_LIMIT',
+          DETAIL = format('%s missed appointments in the last 365 days: please call the clinic to book', v_count),
+          HINT = jsonb_build_object('no_show_limit', v_clinic.no_show_limit)::text;
+      END IF;
+    END IF;
+    -- A patient's own booking: their open bookings (every upcoming one that occupies its time, the
+    -- hold being booked aside), counted under the lock of their row.
+    IF v_limit IS NOT NULL THEN
+      INSERT INTO clinic_patients AS cp (clinic_id, user_id) VALUES (p_clinic_id, v_patient)
+      ON CONFLICT (clinic_id, user_id) DO UPDATE SET last_booked_at = excluded.last_booked_at;
+      SELECT count(*) INTO v_open FROM appointments a
+      WHERE a.clinic_id = p_clinic_id AND a.patient_user_id = v_patient AND clinic_occupies(a.status, a.held_until, v_now)
+        AND a.starts_at > v_now AND a.id IS DISTINCT FROM v_hold_id;
+      IF v_open >= v_limit THEN
+        RAISE EXCEPTION USING ERRCODE = 'CL001', MESSAGE = 'BOOKING_LIMIT',
+          DETAIL = format('you already hold %s upcoming appointments with this clinic, its maximum; cancel one to book another', v_open),
+          HINT = jsonb_build_object('max_open_bookings', v_limit)::text;
+      END IF;
+    END IF;
+    -- At most 3 unexpired holds per caller and clinic, counted under a lock of the caller in the clinic.
+    IF v_kind = 'hold' THEN
+      PERFORM pg_advisory_xact_lock(hashtextextended('clinic-holds:' || p_clinic_id::text || ':' || v_user::text, 0));
+      SELECT count(*) INTO v_count FROM appointments a
+      WHERE a.clinic_id = p_clinic_id AND a.booked_by_user_id = v_user AND a.status = 'held'
+        AND clinic_occupies(a.status, a.held_until, v_now);
+      IF v_count >= 3 THEN
+        RAISE EXCEPTION USING ERRCODE = 'CL001', MESSAGE = 'BOOKING_LIMIT',
+          DETAIL = 'you already hold 3 times in this clinic; book or release one first', HINT = '{"max_holds": 3}';
+      END IF;
+      v_held_until := v_now + make_interval(mins => v_clinic.hold_minutes);
+    END IF;
+
+    IF v_hold_id IS NOT NULL THEN
+      -- The hold's time is already its own: it becomes the booking.
+      v_id := v_hold_id;
+      v_provider := v_hold.provider_id;
+      UPDATE appointments a SET status = v_status, held_until = NULL,
+        patient_name = p->>'patient_name', patient_email = p->>'patient_email', patient_phone_e164 = p->>'patient_phone',
+        notes = p->>'notes', patient_user_id = v_patient,
+        status_history = a.status_history || jsonb_build_array(clinic_status_entry(v_status, v_now, v_user, NULL)),
+        updated_at = greatest(now(), ((a.updated_at AT TIME ZONE 'UTC') + interval '1 millisecond') AT TIME ZONE 'UTC')
+      WHERE a.clinic_id = p_clinic_id AND a.id = v_hold_id;
+    ELSE
+      SELECT array_agg(x::uuid) INTO v_providers FROM jsonb_array_elements_text(p->'candidates') AS x;
+      PERFORM clinic_clear_expired_holds(p_clinic_id, v_providers, (p->>'occupied_start')::timestamptz,
+        (p->>'occupied_end')::timestamptz, v_patient, v_start, v_end, v_now);
+      -- The exclusion constraints decide: the first candidate whose time is still free gets it;
+      -- the patient's own overlapping appointment refuses every candidate.
+      FOREACH v_provider IN ARRAY coalesce(v_providers, '{}') LOOP
+        BEGIN
+          INSERT INTO appointments (clinic_id, service_id, provider_id, starts_at, ends_at, buffer_before_min, buffer_after_min,
+                                    occupied_start, occupied_end, status, held_until, status_history, patient_name, patient_email,
+                                    patient_phone_e164, notes, booked_by_user_id, patient_user_id)
+          VALUES (p_clinic_id, (p->>'service_id')::uuid, v_provider, v_start, v_end,
+                  (p->>'buffer_before_min')::integer, (p->>'buffer_after_min')::integer,
+                  (p->>'occupied_start')::timestamptz, (p->>'occupied_end')::timestamptz, v_status, v_held_until,
+                  jsonb_build_array(clinic_status_entry(v_status, v_now, v_user, NULL)),
+                  p->>'patient_name', p->>'patient_email', p->>'patient_phone', p->>'notes', v_user, v_patient)
+          RETURNING id INTO v_id;
+          EXIT;
+        EXCEPTION WHEN exclusion_violation OR deadlock_detected THEN
+          GET STACKED DIAGNOSTICS v_constraint = CONSTRAINT_NAME;
+          IF v_constraint = 'appointments_patient_no_overlap' THEN
+            RAISE EXCEPTION USING ERRCODE = 'CL001', MESSAGE = 'PATIENT_DOUBLE_BOOKED',
+              DETAIL = 'the patient already has an appointment at an overlapping time in this clinic';
+          END IF;
+          v_id := NULL;
+        END;
+      END LOOP;
+      IF v_id IS NULL THEN
+        RAISE EXCEPTION USING ERRCODE = 'CL001', MESSAGE = 'SLOT_UNAVAILABLE', DETAIL = format('%s was just booked by someone else', p->>'start');
+      END IF;
+      -- The schedule of the clinic and of the provider who got it must still be the one checked
+      -- (a changed one rolls all of this back: read again).
+      PERFORM clinic_check_schedule(p_clinic_id, jsonb_build_object(p_clinic_id::text, p->'schedule'->p_clinic_id::text, v_provider::text, p->'schedule'->v_provider::text));
+      PERFORM clinic_bookings_changed(p_clinic_id, ARRAY[v_provider]);
+    END IF;
+
+    IF v_status = 'booked' THEN
+      PERFORM clinic_plan_reminders(p_clinic_id, v_id, v_start, v_now);
+    ELSIF v_status = 'pending' THEN
+      -- Not confirmed within 48 hours or by the start: canceled (a durable job, modules/booking/confirmation.ts).
+      INSERT INTO outbox (clinic_id, job_id, queue, data, start_after)
+      VALUES (p_clinic_id, gen_random_uuid(), 'confirmation-expiry',
+              jsonb_build_object('clinicId', p_clinic_id, 'appointmentId', v_id), least(v_now + interval '48 hours', v_start));
+    END IF;
+    PERFORM clinic_store_key(p_clinic_id, v_user, p->'idem', v_id);
+    v_view := clinic_appointment_json(p_clinic_id, v_id);
+    IF v_status <> 'held' THEN
+      PERFORM clinic_record_event(p_clinic_id, 'appointment.booked', v_view);
+    END IF;
+    RETURN jsonb_build_object('appointment', v_view, 'replayed', false);
+  EXCEPTION
+    WHEN SQLSTATE 'CL001' THEN
+      GET STACKED DIAGNOSTICS v_msg = MESSAGE_TEXT, v_detail = PG_EXCEPTION_DETAIL, v_hint = PG_EXCEPTION_HINT;
+      RETURN jsonb_build_object('error', v_msg, 'detail', v_detail, 'extra', coalesce(nullif(v_hint, '')::jsonb, '{}'::jsonb));
+    WHEN SQLSTATE 'CL002' THEN
+      RETURN jsonb_build_object('stale', true);
+  END;
+END $$;
+
+--> statement-breakpoint
+-- Write: one move of a booked or pending appointment, all or nothing, in one statement (0008, now
+-- with the statuses of §13: the patient's overlap refused, expired holds in the way cleared). p: user_id, idem,
+-- appointment_id, revision (the one the check was made on: another change since is a read again),
+-- provider_id, start, end, occupied_start, occupied_end, buffer_before_min, buffer_after_min,
+-- schedule, now; or user_id, idem and refuse. Answers as clinic_book_appointment.
+CREATE OR REPLACE FUNCTION clinic_reschedule_appointment(p_clinic_id uuid, p jsonb) RETURNS jsonb
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_user uuid := (p->>'user_id')::uuid;
+  v_id uuid := (p->>'appointment_id')::uuid;
+  v_provider uuid := (p->>'provider_id')::uuid;
+  v_start timestamptz := (p->>'start')::timestamptz;
+  v_replay uuid;
+  v_current record;
+  v_constraint text;
+  v_view jsonb;
+  v_msg text;
+  v_detail text;
+  v_hint text;
+BEGIN
+  BEGIN
+    v_replay := clinic_claim_key(p_clinic_id, v_user, p->'idem');
+    IF v_replay IS NOT NULL THEN
+      RETURN jsonb_build_object('appointment', clinic_appointment_json(p_clinic_id, v_replay), 'replayed', true);
+    END IF;
+    IF jsonb_typeof(p->'refuse') = 'object' THEN
+      RAISE EXCEPTION USING ERRCODE = 'CL001', MESSAGE = p->'refuse'->>'code', DETAIL = p->'refuse'->>'detail',
+        HINT = coalesce(p->'refuse'->'extra', '{}'::jsonb)::text;
+    END IF;
+    SELECT a.provider_id, a.starts_at, a.ends_at, a.revision, a.status, a.patient_user_id, clinic_requested_at(a.status_history) AS requested_at INTO v_current FROM appointments a
+    WHERE a.clinic_id = p_clinic_id AND a.id = v_id FOR UPDATE;
+    IF NOT FOUND OR v_current.revision <> (p->>'revision')::integer OR v_current.status NOT IN ('booked', 'pending') THEN
+      RAISE EXCEPTION USING ERRCODE = 'CL002', MESSAGE = 'STALE';
+    END IF;
+    PERFORM clinic_check_schedule(p_clinic_id, p->'schedule');
+    PERFORM clinic_clear_expired_holds(p_clinic_id, ARRAY[v_provider], (p->>'occupied_start')::timestamptz,
+      (p->>'occupied_end')::timestamptz, v_current.patient_user_id, v_start, (p->>'end')::timestamptz, (p->>'now')::timestamptz);
+    BEGIN
+      UPDATE appointments a SET provider_id = v_provider, starts_at = v_start, ends_at = (p->>'end')::timestamptz,
+        buffer_before_min = (p->>'buffer_before_min')::integer, buffer_after_min = (p->>'buffer_after_min')::integer,
+        occupied_start = (p->>'occupied_start')::timestamptz, occupied_end = (p->>'occupied_end')::timestamptz,
+        rescheduled_at = now(), revision = a.revision + 1,
+        updated_at = greatest(now(), ((a.updated_at AT TIME ZONE 'UTC') + interval '1 millisecond') AT TIME ZONE 'UTC')
+      WHERE a.clinic_id = p_clinic_id AND a.id = v_id;
+    EXCEPTION WHEN exclusion_violation OR deadlock_detected THEN
+      GET STACKED DIAGNOSTICS v_constraint = CONSTRAINT_NAME;
+      IF v_constraint = 'appointments_patient_no_overlap' THEN
+        RAISE EXCEPTION USING ERRCODE = 'CL001', MESSAGE = 'PATIENT_DOUBLE_BOOKED',
+          DETAIL = 'the patient already has an appointment at an overlapping time in this clinic';
+      END IF;
+      RAISE EXCEPTION USING ERRCODE = 'CL001', MESSAGE = 'SLOT_UNAVAILABLE', DETAIL = format('%s was just booked by someone else', p->>'start');
+    END;
+    PERFORM clinic_bookings_changed(p_clinic_id, ARRAY[v_current.provider_id, v_provider]);
+    PERFORM clinic_drop_reminders(p_clinic_id, v_id);
+    IF v_current.status = 'booked' THEN
+      PERFORM clinic_plan_reminders(p_clinic_id, v_id, v_start, (p->>'now')::timestamptz);
+    ELSE
+      -- Pending: its confirmation now also expires by the new start.
+      INSERT INTO outbox (clinic_id, job_id, queue, data, start_after)
+      VALUES (p_clinic_id, gen_random_uuid(), 'confirmation-expiry',
+              jsonb_build_object('clinicId', p_clinic_id, 'appointmentId', v_id), least(v_current.requested_at + interval '48 hours', v_start));
+    END IF;
+    PERFORM clinic_store_key(p_clinic_id, v_user, p->'idem', v_id);
+    v_view := clinic_appointment_json(p_clinic_id, v_id);
+    PERFORM clinic_record_event(p_clinic_id, 'appointment.rescheduled',
+      v_view || jsonb_build_object('previous_start', clinic_iso_instant(v_current.starts_at), 'previous_end', clinic_iso_instant(v_current.ends_at)));
+    RETURN jsonb_build_object('appointment', v_view, 'replayed', false);
+  EXCEPTION
+    WHEN SQLSTATE 'CL001' THEN
+      GET STACKED DIAGNOSTICS v_msg = MESSAGE_TEXT, v_detail = PG_EXCEPTION_DETAIL, v_hint = PG_EXCEPTION_HINT;
+      RETURN jsonb_build_object('error', v_msg, 'detail', v_detail, 'extra', coalesce(nullif(v_hint, '')::jsonb, '{}'::jsonb));
+    WHEN SQLSTATE 'CL002' THEN
+      RETURN jsonb_build_object('stale', true);
+  END;
+END $$;
+--> statement-breakpoint
+-- A status change the transition table (§13, T1) allows, by someone it allows it to, at a time it
+-- allows it; null when it is not one (the caller explains which rule refused it).
+CREATE OR REPLACE FUNCTION clinic_transition_refusal(p_from text, p_to text, p_staff boolean, p_is_provider boolean,
+  p_start timestamptz, p_end timestamptz, p_now timestamptz) RETURNS text
+LANGUAGE plpgsql IMMUTABLE AS $$
+BEGIN
+  IF (p_from, p_to) IN (('pending', 'booked'), ('pending', 'canceled')) THEN
+    RETURN CASE WHEN p_staff THEN NULL ELSE 'FORBIDDEN' END;
+  END IF;
+  IF (p_from, p_to) NOT IN (('booked', 'arrived'), ('arrived', 'booked'), ('arrived', 'completed'), ('booked', 'no_show'), ('no_show', 'arrived')) THEN
+    RETURN 'INVALID_TRANSITION';
+  END IF;
+  IF NOT (p_staff OR p_is_provider) THEN
+    RETURN 'FORBIDDEN';
+  END IF;
+  IF p_from = 'booked' AND p_to = 'arrived' AND NOT (p_now >= p_start - interval '24 hours' AND p_now < p_end) THEN
+    RETURN 'TOO_EARLY_OR_LATE';
+  END IF;
+  IF p_to = 'no_show' AND p_now < p_start THEN
+    RETURN 'NOT_STARTED';
+  END IF;
+  IF p_from = 'no_show' AND p_now >= p_end THEN
+    RETURN 'ENDED';
+  END IF;
+  RETURN NULL;
+END $$;
+--> statement-breakpoint
+-- Write: one status change (T1) in one statement. p: user_id, id, status, reason, if_match (the
+-- updated_at the caller saw, or null), staff (the caller may handle any appointment), now. Answers
+-- {appointment} or {error, detail, extra}.
+CREATE OR REPLACE FUNCTION clinic_set_status(p_clinic_id uuid, p jsonb) RETURNS jsonb
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_user uuid := (p->>'user_id')::uuid;
+  v_id uuid := (p->>'id')::uuid;
+  v_to text := p->>'status';
+  v_now timestamptz := (p->>'now')::timestamptz;
+  v_reason text := nullif(p->>'reason', '');
+  v_current record;
+  v_refusal text;
+  v_view jsonb;
+  v_msg text;
+  v_detail text;
+  v_hint text;
+BEGIN
+  BEGIN
+    SELECT a.status, a.provider_id, a.starts_at, a.ends_at, a.updated_at INTO v_current FROM appointments a
+    WHERE a.clinic_id = p_clinic_id AND a.id = v_id FOR UPDATE;
+    IF NOT FOUND THEN
+      RAISE EXCEPTION USING ERRCODE = 'CL001', MESSAGE = 'NOT_FOUND', DETAIL = 'appointment not found';
+    END IF;
+    IF p->>'if_match' IS NOT NULL AND v_current.updated_at <> (p->>'if_match')::timestamptz THEN
+      RAISE EXCEPTION USING ERRCODE = 'CL001', MESSAGE = 'STALE_UPDATED_AT',
+        DETAIL = format('the appointment changed since %s (now %s: %s); reload it', p->>'if_match', clinic_iso_instant(v_current.updated_at), v_current.status),
+        HINT = jsonb_build_object('current_updated_at', clinic_iso_instant(v_current.updated_at), 'current_status', v_current.status)::text;
+    END IF;
+    v_refusal := clinic_transition_refusal(v_current.status, v_to, (p->>'staff')::boolean, v_current.provider_id = v_user,
+                                           v_current.starts_at, v_current.ends_at, v_now);
+    IF v_refusal = 'FORBIDDEN' THEN
+      RAISE EXCEPTION USING ERRCODE = 'CL001', MESSAGE = 'FORBIDDEN',
+        DETAIL = CASE WHEN v_current.status = 'pending' THEN 'only staff confirm or decline a request'
+                      ELSE 'only staff or the appointment''s provider change its status' END;
+    ELSIF v_refusal IS NOT NULL THEN
+      RAISE EXCEPTION USING ERRCODE = 'CL001', MESSAGE = 'INVALID_TRANSITION',
+        DETAIL = CASE v_refusal
+          WHEN 'TOO_EARLY_OR_LATE' THEN 'check-in is possible from 24 hours before the start until the end'
+          WHEN 'NOT_STARTED' THEN 'a no-show can be recorded only once the start has passed'
+          WHEN 'ENDED' THEN 'a late arrival can be recorded only before the end'
+          ELSE format('an appointment that is %s cannot become %s', v_current.status, v_to) END,
+        HINT = jsonb_build_object('current_status', v_current.status)::text;
+    END IF;
+    IF v_to = 'canceled' AND v_reason IS NULL THEN
+      v_reason := 'declined';
+    END IF;
+    UPDATE appointments a SET status = v_to,
+      canceled_at = CASE WHEN v_to = 'canceled' THEN now() END,
+      status_history = a.status_history || jsonb_build_array(clinic_status_entry(v_to, v_now, v_user, v_reason)),
+      updated_at = greatest(now(), ((a.updated_at AT TIME ZONE 'UTC') + interval '1 millisecond') AT TIME ZONE 'UTC')
+    WHERE a.clinic_id = p_clinic_id AND a.id = v_id;
+    IF v_to = 'canceled' THEN
+      PERFORM clinic_bookings_changed(p_clinic_id, ARRAY[v_current.provider_id]);
+      PERFORM clinic_drop_reminders(p_clinic_id, v_id);
+    ELSIF v_current.status = 'pending' THEN
+      PERFORM clinic_plan_reminders(p_clinic_id, v_id, v_current.starts_at, v_now);
+    END IF;
+    v_view := clinic_appointment_json(p_clinic_id, v_id);
+    PERFORM clinic_record_event(p_clinic_id, 'appointment.status_changed', v_view || jsonb_build_object('previous_status', v_current.status));
+    RETURN jsonb_build_object('appointment', v_view);
+  EXCEPTION
+    WHEN SQLSTATE 'CL001' THEN
+      GET STACKED DIAGNOSTICS v_msg = MESSAGE_TEXT, v_detail = PG_EXCEPTION_DETAIL, v_hint = PG_EXCEPTION_HINT;
+      RETURN jsonb_build_object('error', v_msg, 'detail', v_detail, 'extra', coalesce(nullif(v_hint, '')::jsonb, '{}'::jsonb));
+  END;
+END $$;
+--> statement-breakpoint
+-- Write: releases a hold (T4), its creator's or, for staff, anyone's. p: user_id, id, staff.
+-- Answers {released: true} or {error, detail}.
+CREATE OR REPLACE FUNCTION clinic_release_hold(p_clinic_id uuid, p jsonb) RETURNS jsonb
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_provider uuid;
+BEGIN
+  DELETE FROM appointments a
+  WHERE a.clinic_id = p_clinic_id AND a.id = (p->>'id')::uuid AND a.status = 'held'
+    AND ((p->>'staff')::boolean OR a.booked_by_user_id = (p->>'user_id')::uuid)
+  RETURNING a.provider_id INTO v_provider;
+  IF v_provider IS NULL THEN
+    RETURN jsonb_build_object('error', 'NOT_FOUND', 'detail', 'hold not found: it is not yours, or was already released or booked', 'extra', '{}'::jsonb);
+  END IF;
+  PERFORM clinic_bookings_changed(p_clinic_id, ARRAY[v_provider]);
+  RETURN jsonb_build_object('released', true);
+END $$;
+--> statement-breakpoint
+-- The confirmation-expiry job (modules/booking/confirmation.ts): a pending appointment not
+-- confirmed within 48 hours of its request, or by its start, becomes canceled with reason
+-- confirmation_expired. Idempotent: true when it canceled it now.
+CREATE OR REPLACE FUNCTION clinic_expire_confirmation(p_clinic_id uuid, p jsonb) RETURNS jsonb
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_id uuid := (p->>'id')::uuid;
+  v_now timestamptz := (p->>'now')::timestamptz;
+  v_current record;
+  v_view jsonb;
+BEGIN
+  SELECT a.status, a.provider_id, clinic_requested_at(a.status_history) AS requested_at, a.starts_at INTO v_current
+  FROM appointments a WHERE a.clinic_id = p_clinic_id AND a.id = v_id FOR UPDATE;
+  IF NOT FOUND OR v_current.status <> 'pending'
+     OR (v_now < v_current.requested_at + interval '48 hours' AND v_now < v_current.starts_at) THEN
+    RETURN jsonb_build_object('expired', false);
+  END IF;
+  UPDATE appointments a SET status = 'canceled', canceled_at = now(),
+    status_history = a.status_history || jsonb_build_array(clinic_status_entry('canceled', v_now, NULL, 'confirmation_expired')),
+    updated_at = greatest(now(), ((a.updated_at AT TIME ZONE 'UTC') + interval '1 millisecond') AT TIME ZONE 'UTC')
+  WHERE a.clinic_id = p_clinic_id AND a.id = v_id;
+  PERFORM clinic_bookings_changed(p_clinic_id, ARRAY[v_current.provider_id]);
+  v_view := clinic_appointment_json(p_clinic_id, v_id);
+  PERFORM clinic_record_event(p_clinic_id, 'appointment.status_changed', v_view || jsonb_build_object('previous_status', 'pending'));
+  RETURN jsonb_build_object('expired', true);
+END $$;
