@@ -543,16 +543,23 @@ BEGIN
   END;
 END $$;
 --> statement-breakpoint
--- Write: releases a hold (T4), its creator's or, for staff, anyone's. p: user_id, id, staff.
--- Answers {released: true} or {error, detail}.
+-- Write: releases a hold (T4): the caller's own (a patient's too, who is no member), or for the
+-- clinic's STAFF and CLINIC_ADMIN (roles.ts: roleRank) and a global admin (p.admin) anyone's.
+-- p: user_id, id, admin. Answers {released: true} or {error, detail}: one not found, not held, or
+-- not the caller's to release is 404 alike (another's hold is not revealed).
 CREATE OR REPLACE FUNCTION clinic_release_hold(p_clinic_id uuid, p jsonb) RETURNS jsonb
 LANGUAGE plpgsql AS $$
 DECLARE
+  v_user uuid := (p->>'user_id')::uuid;
+  v_staff boolean;
   v_provider uuid;
 BEGIN
+  v_staff := coalesce((p->>'admin')::boolean, false) OR EXISTS (
+    SELECT 1 FROM clinic_members m
+    WHERE m.clinic_id = p_clinic_id AND m.user_id = v_user AND m.clinic_role IN ('STAFF', 'CLINIC_ADMIN'));
   DELETE FROM appointments a
   WHERE a.clinic_id = p_clinic_id AND a.id = (p->>'id')::uuid AND a.status = 'held'
-    AND ((p->>'staff')::boolean OR a.booked_by_user_id = (p->>'user_id')::uuid)
+    AND (v_staff OR a.booked_by_user_id = v_user)
   RETURNING a.provider_id INTO v_provider;
   IF v_provider IS NULL THEN
     RETURN jsonb_build_object('error', 'NOT_FOUND', 'detail', 'hold not found: it is not yours, or was already released or booked', 'extra', '{}'::jsonb);

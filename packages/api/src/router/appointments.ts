@@ -21,7 +21,7 @@ import {
   patientInput,
   statusSet,
 } from "../schemas/booking.ts";
-import { bookingWriteProcedure, clinicProcedure, bookingWritesOf } from "../trpc.ts";
+import { bookingWriteProcedure, clinicProcedure, bookingWritesOf, protectedProcedure } from "../trpc.ts";
 import { bookFor } from "./shared/booking.ts";
 
 export const appointmentsRouter = {
@@ -65,7 +65,8 @@ export const appointmentsRouter = {
       bookFor(ctx, input, { patient: { name: "" }, patientUserId: input.patient_user_id, kind: "hold" }),
     ),
 
-  releaseHold: clinicProcedure("MEMBER")
+  // Any authenticated caller: a patient releases their own hold (T3) here too, without being a member.
+  releaseHold: protectedProcedure
     .meta({
       rest: {
         method: "DELETE",
@@ -79,12 +80,7 @@ export const appointmentsRouter = {
     .input(z.strictObject({ clinic_id: uuid, id: uuid }))
     .output(z.void())
     .mutation(({ ctx, input }) =>
-      releaseHold(ctx.db, {
-        clinicId: ctx.clinic.id,
-        id: input.id,
-        userId: ctx.user.id,
-        staff: mayHandleAnyAppointment(ctx),
-      }),
+      releaseHold(ctx.db, { clinicId: input.clinic_id, id: input.id, userId: ctx.user.id, isAdmin: ctx.user.isAdmin }),
     ),
 
   setStatus: clinicProcedure("MEMBER", bookingWriteProcedure)

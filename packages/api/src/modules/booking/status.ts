@@ -47,16 +47,20 @@ export async function changeAppointmentStatus(db: Db, change: StatusChange, now:
   return appointmentFromJson(answer.appointment);
 }
 
-/** Releases a hold: its creator's, or for staff anyone's; 404 when there is no such hold. */
+/**
+ * Releases a hold in one statement: the caller's own (a patient's too), or for the clinic's staff
+ * (and a global admin) anyone's, decided by the database function from the membership; 404 when
+ * there is no such hold for the caller.
+ */
 export async function releaseHold(
   db: Db,
-  hold: { clinicId: string; id: string; userId: string; staff: boolean },
+  hold: { clinicId: string; id: string; userId: string; isAdmin: boolean },
 ): Promise<void> {
   const answer = releaseAnswer.parse(
     await callClinicFunction(db, "clinic_release_hold", hold.clinicId, {
       user_id: hold.userId,
       id: hold.id,
-      staff: hold.staff,
+      admin: hold.isAdmin,
     }),
   );
   if ("error" in answer) throw new DomainError(answer.error, answer.detail, { extra: answer.extra });
