@@ -332,7 +332,8 @@ BEGIN
           EXIT;
         EXCEPTION WHEN exclusion_violation OR deadlock_detected THEN
           GET STACKED DIAGNOSTICS v_constraint = CONSTRAINT_NAME;
-          IF v_constraint = 'appointments_patient_no_overlap' THEN
+          -- (On Citus the name carries the shard's suffix.)
+      IF v_constraint LIKE 'appointments\_patient\_no\_overlap%' THEN
             RAISE EXCEPTION USING ERRCODE = 'CL001', MESSAGE = 'PATIENT_DOUBLE_BOOKED',
               DETAIL = 'the patient already has an appointment at an overlapping time in this clinic';
           END IF;
@@ -418,7 +419,8 @@ BEGIN
       WHERE a.clinic_id = p_clinic_id AND a.id = v_id;
     EXCEPTION WHEN exclusion_violation OR deadlock_detected THEN
       GET STACKED DIAGNOSTICS v_constraint = CONSTRAINT_NAME;
-      IF v_constraint = 'appointments_patient_no_overlap' THEN
+      -- (On Citus the name carries the shard's suffix.)
+      IF v_constraint LIKE 'appointments\_patient\_no\_overlap%' THEN
         RAISE EXCEPTION USING ERRCODE = 'CL001', MESSAGE = 'PATIENT_DOUBLE_BOOKED',
           DETAIL = 'the patient already has an appointment at an overlapping time in this clinic';
       END IF;
@@ -488,6 +490,7 @@ DECLARE
   v_reason text := nullif(p->>'reason', '');
   v_current record;
   v_refusal text;
+  v_canceled_at timestamptz;
   v_view jsonb;
   v_msg text;
   v_detail text;
@@ -522,8 +525,10 @@ BEGIN
     IF v_to = 'canceled' AND v_reason IS NULL THEN
       v_reason := 'declined';
     END IF;
+    -- (Computed first: Citus refuses a non-immutable function inside a CASE of a distributed UPDATE.)
+    v_canceled_at := CASE WHEN v_to = 'canceled' THEN now() END;
     UPDATE appointments a SET status = v_to,
-      canceled_at = CASE WHEN v_to = 'canceled' THEN now() END,
+      canceled_at = v_canceled_at,
       status_history = a.status_history || jsonb_build_array(clinic_status_entry(v_to, v_now, v_user, v_reason)),
       updated_at = greatest(now(), ((a.updated_at AT TIME ZONE 'UTC') + interval '1 millisecond') AT TIME ZONE 'UTC')
     WHERE a.clinic_id = p_clinic_id AND a.id = v_id;

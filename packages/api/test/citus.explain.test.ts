@@ -57,7 +57,36 @@ describe.skipIf(!databaseUrl)("hot paths on Citus", () => {
     await staff.appointments.reschedule({ clinic_id: c.clinicId, id: booked.id, start: "2027-03-15T11:00:00Z" });
     path = "appointments.cancel";
     await staff.appointments.cancel({ clinic_id: c.clinicId, id: booked.id });
+    // The front desk (§13): a hold, its booking, a status change and a release.
+    path = "appointments.hold";
+    const hold = await staff.appointments.hold({
+      clinic_id: c.clinicId,
+      service_id: service,
+      start: "2027-03-15T12:00:00Z",
+    });
+    const spare = await staff.appointments.hold({
+      clinic_id: c.clinicId,
+      service_id: service,
+      start: "2027-03-15T13:00:00Z",
+    });
+    path = "appointments.book+hold";
+    await staff.appointments.book({
+      clinic_id: c.clinicId,
+      service_id: service,
+      start: "2027-03-15T12:00:00Z",
+      hold_id: hold.id,
+      patient: { name: "Pat" },
+    });
+    path = "appointments.setStatus";
+    await callerFor(handle.db, c.staff, { now: () => new Date("2027-03-15T11:30:00Z") }).appointments.setStatus({
+      clinic_id: c.clinicId,
+      id: hold.id,
+      status: "arrived",
+    });
+    path = "appointments.releaseHold";
+    await staff.appointments.releaseHold({ clinic_id: c.clinicId, id: spare.id });
 
+    const desk = ["appointments.hold", "appointments.book+hold", "appointments.setStatus", "appointments.releaseHold"];
     const planned: { path: string; statement: string; tasks: number[] }[] = [];
     const elsewhere: { path: string; statement: string }[] = [];
     for (const s of statements) {
@@ -81,12 +110,15 @@ describe.skipIf(!databaseUrl)("hot paths on Citus", () => {
       "appointments.list",
       "appointments.reschedule",
       "appointments.cancel",
+      ...desk,
     ]) {
       expect(planned.filter((x) => x.path === p).length, p).toBeGreaterThan(0);
     }
     // Nothing of a booking, a move or a cancel ran off the clinic's node.
     expect(
-      elsewhere.filter((e) => ["appointments.book", "appointments.reschedule", "appointments.cancel"].includes(e.path)),
+      elsewhere.filter((e) =>
+        ["appointments.book", "appointments.reschedule", "appointments.cancel", ...desk].includes(e.path),
+      ),
     ).toEqual([]);
     // The booking is its authorization, one read and one write, both delegated function calls.
     const booking = planned.filter((p) => p.path === "appointments.book").map((p) => p.statement);
