@@ -87,6 +87,47 @@ describe.skipIf(!databaseUrl)("round trips of the booking path (PostgreSQL)", ()
     ]);
   }, 60_000);
 
+  it("holds, books a hold, changes a status and releases a hold in at most three each (§13)", async () => {
+    const c = await bookableClinic(handle.db);
+    const service = await addService(handle.db, c.clinicId, { durationMin: 30 });
+    await addWebhook(handle.db, c.clinicId, { eventTypes: ["*"] });
+    const staff = callerFor(handle.db, c.staff, { now: pinnedNow });
+    const counted = async <T>(call: () => Promise<T>): Promise<T> => {
+      sent.length = 0;
+      const result = await call();
+      expect(sent.length, sent.join("\n")).toBeLessThanOrEqual(3);
+      return result;
+    };
+    const start = "2027-03-15T10:00:00Z";
+    const hold = await counted(() => staff.appointments.hold({ clinic_id: c.clinicId, service_id: service, start }));
+    const booked = await counted(() =>
+      staff.appointments.book({
+        clinic_id: c.clinicId,
+        service_id: service,
+        start,
+        hold_id: hold.id,
+        patient: { name: "Pat" },
+      }),
+    );
+    expect(booked.id).toBe(hold.id);
+    const desk = callerFor(handle.db, c.staff, { now: () => new Date("2027-03-15T09:30:00Z") });
+    const arrived = await counted(() =>
+      desk.appointments.setStatus({
+        clinic_id: c.clinicId,
+        id: booked.id,
+        status: "arrived",
+        if_match: booked.updated_at,
+      }),
+    );
+    expect(arrived.status).toBe("arrived");
+    const spare = await staff.appointments.hold({
+      clinic_id: c.clinicId,
+      service_id: service,
+      start: "2027-03-15T11:00:00Z",
+    });
+    await counted(() => staff.appointments.releaseHold({ clinic_id: c.clinicId, id: spare.id }));
+  }, 60_000);
+
   it("answers an availability miss in two (authorize, one read) and computes identical concurrent misses once", async () => {
     const c = await bookableClinic(handle.db);
     const service = await addService(handle.db, c.clinicId, { durationMin: 30 });
