@@ -101,6 +101,10 @@ DECLARE
   v_now timestamptz := coalesce((p->>'now')::timestamptz, now());
 BEGIN
   IF jsonb_typeof(p->'rate') = 'object' THEN
+    -- The count is the only thing this statement writes, and a crash may lose the last few of it:
+    -- its commit does not wait for the WAL to reach the disk (docs/performance.md#the-booking-path).
+    -- Every other process sees it at once all the same.
+    PERFORM set_config('synchronous_commit', 'off', true);
     INSERT INTO rate_limit_counters AS c (clinic_id, key, window_start, hits)
     VALUES (p_clinic_id, p->'rate'->>'key', (p->'rate'->>'window_start')::timestamptz, 1)
     ON CONFLICT (clinic_id, key, window_start) DO UPDATE SET hits = c.hits + 1
@@ -346,7 +350,6 @@ BEGIN
       -- The schedule of the clinic and of the provider who got it must still be the one checked
       -- (a changed one rolls all of this back: read again).
       PERFORM clinic_check_schedule(p_clinic_id, jsonb_build_object(p_clinic_id::text, p->'schedule'->p_clinic_id::text, v_provider::text, p->'schedule'->v_provider::text));
-      PERFORM clinic_bookings_changed(p_clinic_id, ARRAY[v_provider]);
     END IF;
 
     IF v_status = 'booked' THEN
@@ -359,6 +362,11 @@ BEGIN
     END IF;
     PERFORM clinic_store_key(p_clinic_id, v_user, p->'idem', v_id);
     v_view := clinic_appointment_json(p_clinic_id, v_id);
+    -- The rows that other bookings of this provider and clinic wait for are taken last, so that
+    -- they are held only until the commit: the provider's cache version, then the event number.
+    IF v_hold_id IS NULL THEN
+      PERFORM clinic_bookings_changed(p_clinic_id, ARRAY[v_provider]);
+    END IF;
     IF v_status <> 'held' THEN
       PERFORM clinic_record_event(p_clinic_id, 'appointment.booked', v_view);
     END IF;
