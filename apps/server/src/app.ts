@@ -285,6 +285,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       to,
       online: kind === "online",
       now: (options.now ?? (() => new Date()))(),
+      maxSlots: limits.maxSlotsPerAnswer,
       ifNoneMatch: typeof ifNoneMatch === "string" ? ifNoneMatch : undefined,
     });
   };

@@ -65,6 +65,42 @@ describe("availability answers: ETag, 304 and the fast path", () => {
     expect(starts).toContain("2027-03-15T10:30:00.000Z");
   });
 
+  it("answers a miss with the procedure's bytes, and leaves the procedure's refusals to it", async () => {
+    clock = new Date("2027-03-01T00:00:00Z");
+    const c = await bookableClinic(t.handle.db);
+    const service = await addService(t.handle.db, c.clinicId, { durationMin: 45 });
+    const query = { clinic_id: c.clinicId, service_id: service, from: "2027-03-15", to: "2027-03-19" };
+    const missesBefore = availabilityCache.stats().misses;
+    const miss = await request(t.app, {
+      method: "GET",
+      url: `/v1/availability?${new URLSearchParams(query).toString()}`,
+      token: c.staff.token,
+    });
+    expect(miss.statusCode).toBe(200);
+    expect(availabilityCache.stats().misses).toBe(missesBefore + 1);
+    const viaTrpc = await request(t.app, {
+      method: "GET",
+      url: `/trpc/availability.get?input=${encodeURIComponent(JSON.stringify({ json: query }))}`,
+      token: c.staff.token,
+    });
+    const data = (JSON.parse(viaTrpc.body) as { result: { data: { json: unknown } } }).result.data.json;
+    expect(miss.body).toBe(JSON.stringify(data));
+    expect((JSON.parse(miss.body) as { slots: unknown[] }).slots.length).toBeGreaterThan(0);
+
+    // What the procedure refuses, the REST route still refuses, with the procedure's codes.
+    const refusal = async (params: Record<string, string>) => {
+      const answer = await request(t.app, {
+        method: "GET",
+        url: `/v1/availability?${new URLSearchParams({ ...query, ...params }).toString()}`,
+        token: c.staff.token,
+      });
+      return [answer.statusCode, answer.json<{ code?: string }>().code];
+    };
+    expect(await refusal({ service_id: "00000000-0000-4000-8000-000000000000" })).toEqual([404, "NOT_FOUND"]);
+    expect(await refusal({ provider_id: c.staff.id })).toEqual([422, "NOT_A_PROVIDER"]);
+    expect(await refusal({ to: "2027-03-14" })).toEqual([400, "VALIDATION_FAILED"]);
+  });
+
   it("changes the tag when the clock cuts the answer, and cuts it as the procedure does", async () => {
     clock = new Date("2027-03-01T00:00:00Z");
     const c = await bookableClinic(t.handle.db);

@@ -55,8 +55,25 @@ export async function availabilityWithCache(
   const cached = hint ? cache.get(key, versionKeyOf(versions, hint.dependsOn), query.now.getTime()) : undefined;
   cache.noteLookup(cached !== undefined);
   if (cached) return { service: cached.service, slots: offered(cached), cacheHit: true };
-  // A request that joins a computation shares its snapshot only if it saw the same versions: one
-  // that started after a write (other versions) computes anew.
+  const computed = await computeAvailability(db, cache, query, versions);
+  return { service: computed.service, slots: offered(computed), cacheHit: false };
+}
+
+/**
+ * A miss: the answer computed from one read and kept in the cache, or the computation of the same
+ * key already under way in this process at the same versions (single flight). `versions` are the
+ * versions the request read before (all of the clinic's, or those of the scopes a stale answer
+ * depended on): a request joins a computation only if it saw the same versions, so one that
+ * started after a write (other versions) computes anew. 400 when the answer holds more than
+ * `maxSlots` slots.
+ */
+export async function computeAvailability(
+  db: Db,
+  cache: AvailabilityCache,
+  query: AvailabilityQuery,
+  versions: ReadonlyMap<string, number>,
+): Promise<CachedAvailability> {
+  const key = cacheKeyOf(query);
   const flight = `${key}#${versionKeyOf(versions, [...versions.keys()])}`;
   let computing = inFlight.get(flight);
   if (!computing) {
@@ -70,7 +87,7 @@ export async function availabilityWithCache(
       `the answer would hold ${computed.slots.length} slots, more than ${query.maxSlots}: ask for fewer dates or one provider`,
     );
   }
-  return { service: computed.service, slots: offered(computed), cacheHit: false };
+  return computed;
 
   async function computeAnswer(db: Db, q: AvailabilityQuery): Promise<CachedAvailability> {
     // Instants that surely cover every local date of the range in any time zone (UTC−12 … +14),

@@ -9,8 +9,9 @@ import { createHash } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { type Db, availabilityVersions, clinicMembers, clinics, rowsOf } from "@clinic/db";
 import { offeredRange } from "../../domain/slots.ts";
+import { DomainError } from "../../errors.ts";
 import type { AvailabilityCache, CachedAvailability } from "./cache.ts";
-import { cacheKeyOf } from "./cached.ts";
+import { cacheKeyOf, computeAvailability } from "./cached.ts";
 import { resolveDateRange } from "./range.ts";
 import { rulesOf } from "./service.ts";
 import { parseVersions, versionKeyOf } from "./versions.ts";
@@ -25,6 +26,8 @@ export interface FastAvailabilityRequest {
   /** O3: any caller, of a clinic that takes online bookings; V1: a member of the clinic. */
   online: boolean;
   now: Date;
+  /** The most slots one answer may hold (AVAILABILITY_MAX_SLOTS). */
+  maxSlots: number;
   /** The request's If-None-Match. */
   ifNoneMatch?: string | undefined;
 }
@@ -45,7 +48,7 @@ interface FastRow {
 interface Lookup {
   clinicId: string;
   userId: string;
-  /** Comma-separated scope ids. */
+  /** Comma-separated scope ids; empty for every scope of the clinic. */
   scopes: string;
   resolve: (row: FastRow | undefined) => void;
   reject: (error: unknown) => void;
@@ -93,7 +96,8 @@ class LookupBatcher {
         sql`select r.i::int as i, c.timezone, c.online_booking as "onlineBooking", m.clinic_role as role,
           (select coalesce(string_agg(v.scope_id::text || '=' || v.version::text, ','), '')
              from ${availabilityVersions} v
-            where v.clinic_id = r.clinic_id and v.scope_id = any (string_to_array(r.scopes, ',')::uuid[])) as versions
+            where v.clinic_id = r.clinic_id
+              and (coalesce(r.scopes, '') = '' or v.scope_id = any (string_to_array(r.scopes, ',')::uuid[]))) as versions
         from unnest(string_to_array(${clinicIds}::text, ',')::uuid[], string_to_array(${userIds}::text, ',')::uuid[],
                     string_to_array(${scopes}::text, ';')) with ordinality as r(clinic_id, user_id, scopes, i)
         join ${clinics} c on c.id = r.clinic_id
@@ -114,17 +118,55 @@ class LookupBatcher {
 }
 const batchers = new WeakMap<Db, LookupBatcher>();
 
+/** The date range and the cache key of a request in a zone; null for a range the procedure refuses. */
+function keyOf(
+  request: FastAvailabilityRequest,
+  timeZone: string,
+): { range: { fromDate: string; toDate: string }; key: string } | null {
+  let range: { fromDate: string; toDate: string };
+  try {
+    range = resolveDateRange(request.from, request.to, timeZone, request.now);
+  } catch {
+    return null;
+  }
+  const key = cacheKeyOf({
+    clinicId: request.clinicId,
+    serviceId: request.serviceId,
+    providerId: request.providerId,
+    timeZone,
+    ...range,
+  });
+  return { range, key };
+}
+
 /** A lower-case UUID: the only ids a batch's statement is given (one odd id would fail the whole batch). */
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-/** The answer's slots as JSON, each once (the same text the procedure's answer serializes to). */
+/**
+ * The answer's slots as JSON, each once (the same text the procedure's answer serializes to). A
+ * run of slots with the same providers (an any-provider service: often every provider on every
+ * slot) shares one text of the id list instead of serializing it again for each slot.
+ */
 function fragmentsOf(answer: CachedAvailability): string[] {
-  answer.fragments ??= answer.slots.map((s) =>
-    JSON.stringify({ start: iso(s.start), end: iso(s.end), start_local: s.startLocal, provider_ids: s.providerIds }),
-  );
+  if (answer.fragments) return answer.fragments;
+  let ids: readonly string[] = [];
+  let idsJson = "[]";
+  answer.fragments = answer.slots.map((s) => {
+    if (!sameIds(s.providerIds, ids)) {
+      ids = s.providerIds;
+      idsJson = JSON.stringify(ids);
+    }
+    return `{"start":"${iso(s.start)}","end":"${iso(s.end)}","start_local":${JSON.stringify(s.startLocal)},"provider_ids":${idsJson}}`;
+  });
   return answer.fragments;
+}
+
+function sameIds(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /**
@@ -144,9 +186,13 @@ export function matchesEtag(ifNoneMatch: string | undefined, etag: string): bool
 }
 
 /**
- * The answer of V1/O3 from the cache, or undefined when the procedure must answer. The tag is the
- * hash of the answer's text (`etagOf`), remembered per cut of a cached answer: it changes whenever
- * the answer does.
+ * The answer of V1/O3 through the cache, or undefined when the procedure must answer. A hit costs
+ * the lookup; a miss the lookup and the read of the range (the procedure's own two statements,
+ * without its validation of a known-good answer, its Date objects or its serialization: the slots
+ * are kept as JSON fragments). The tag is the hash of the answer's text (`etagOf`), remembered per
+ * cut of a cached answer: it changes whenever the answer does. Whatever the procedure would refuse
+ * (not a member, no online booking, an unknown or inactive service, a provider who is not one, too
+ * many slots, a range it does not take) is left to it, which answers the error.
  */
 export async function fastAvailability(
   db: Db,
@@ -154,36 +200,54 @@ export async function fastAvailability(
   request: FastAvailabilityRequest,
 ): Promise<FastAvailabilityAnswer | undefined> {
   if (!uuid.test(request.clinicId) || !uuid.test(request.userId)) return undefined;
-  const timeZone = cache.zoneOf(request.clinicId);
-  if (!timeZone) return undefined;
-  let range: { fromDate: string; toDate: string };
-  try {
-    range = resolveDateRange(request.from, request.to, timeZone, request.now);
-  } catch {
-    return undefined;
-  }
-  const key = cacheKeyOf({
-    clinicId: request.clinicId,
-    serviceId: request.serviceId,
-    providerId: request.providerId,
-    timeZone,
-    ...range,
-  });
-  const hint = cache.peek(key);
-  if (!hint) return undefined;
+  // The zone the clinic's answers were last computed in: a guess, checked by the lookup.
+  const guess = cache.zoneOf(request.clinicId);
+  const guessed = guess === undefined ? undefined : keyOf(request, guess);
+  if (guessed === null) return undefined;
+  const hint = guessed ? cache.peek(guessed.key) : undefined;
   let batcher = batchers.get(db);
   if (!batcher) {
     batcher = new LookupBatcher(db);
     batchers.set(db, batcher);
   }
-  const row = await batcher.lookup(request.clinicId, request.userId, hint.dependsOn);
-  if (!row || row.timezone !== timeZone) return undefined;
+  // The versions of the scopes the cached answer depends on; without one, of every scope of the clinic.
+  const row = await batcher.lookup(request.clinicId, request.userId, hint?.dependsOn ?? []);
+  if (!row) return undefined;
   if (request.online ? !row.onlineBooking : row.role === null) return undefined;
-  const versionKey = versionKeyOf(parseVersions(row.versions), hint.dependsOn);
-  const answer = cache.get(key, versionKey, request.now.getTime());
-  if (!answer) return undefined;
-  cache.noteLookup(true);
-  const { from, to } = offeredRange(answer.slots, rulesOf(answer.service), request.now.getTime(), timeZone);
+  const timeZone = row.timezone;
+  if (guess !== undefined && guess !== timeZone) return undefined;
+  const keyed = guessed ?? keyOf(request, timeZone);
+  if (!keyed) return undefined;
+  const { range, key } = keyed;
+  const versions = parseVersions(row.versions);
+  const nowMs = request.now.getTime();
+  let answer = hint ? cache.get(key, versionKeyOf(versions, hint.dependsOn), nowMs) : undefined;
+  if (answer) cache.noteLookup(true);
+  else {
+    try {
+      answer = await computeAvailability(
+        db,
+        cache,
+        {
+          clinicId: request.clinicId,
+          timeZone,
+          serviceId: request.serviceId,
+          providerId: request.providerId,
+          ...range,
+          now: request.now,
+          maxSlots: request.maxSlots,
+        },
+        versions,
+      );
+    } catch (error) {
+      if (error instanceof DomainError) return undefined;
+      throw error;
+    }
+    // A computation joined late whose hold has ended meanwhile: the procedure reads anew.
+    if (answer.goodUntilMs <= nowMs) return undefined;
+    cache.noteLookup(false);
+  }
+  const { from, to } = offeredRange(answer.slots, rulesOf(answer.service), nowMs, timeZone);
   const cut = `${String(from)}.${String(to)}`;
   const known = answer.tags?.get(cut);
   if (known !== undefined && matchesEtag(request.ifNoneMatch, known)) return { status: 304, etag: known };
