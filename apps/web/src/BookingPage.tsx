@@ -1,12 +1,27 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { RouterOutputs } from "@clinic/client";
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { client, messageOf } from "./api.ts";
 import { matches } from "./search.ts";
 import { dateIn, longDate, timeIn, visitorZone } from "./time.ts";
 
 type Slot = RouterOutputs["onlineBooking"]["availability"]["slots"][number];
 type Appointment = RouterOutputs["me"]["appointments"]["appointments"][number];
+type Hold = RouterOutputs["onlineBooking"]["hold"];
+
+/** The current time, every 15 seconds (the hold's countdown). */
+function useNow(): Date {
+  const [now, setNow] = useState(() => new Date());
+  useEffect(() => {
+    const timer = setInterval(() => {
+      setNow(new Date());
+    }, 15_000);
+    return () => {
+      clearInterval(timer);
+    };
+  }, []);
+  return now;
+}
 
 /** A slot's time in the clinic's zone, and in the visitor's when that differs. */
 function SlotTime({ start, timeZone }: { start: Date; timeZone: string }) {
@@ -187,17 +202,56 @@ export function BookingPage({ clinicId }: { clinicId: string }) {
   const [phone, setPhone] = useState("");
   const [message, setMessage] = useState<string | undefined>();
   const [booked, setBooked] = useState<Appointment | undefined>();
+  const [hold, setHold] = useState<Hold | undefined>();
+  const now = useNow();
+  /** Lets a kept time go (when the patient goes back or picks another); it expires by itself anyway. */
+  const releaseHold = () => {
+    if (!hold) return;
+    setHold(undefined);
+    client.appointments.releaseHold
+      .mutate({ clinic_id: clinicId, id: hold.id })
+      .catch(() => undefined)
+      .finally(() => void queryClient.invalidateQueries({ queryKey: ["slots"] }));
+  };
+  // The time is kept for the patient while they type their details (T3); the booking uses it.
+  const holdSlot = useMutation({
+    mutationFn: async (picked: Slot) => {
+      // The previous time goes first, so that it does not count against the patient's holds.
+      if (hold)
+        await client.appointments.releaseHold.mutate({ clinic_id: clinicId, id: hold.id }).catch(() => undefined);
+      return client.onlineBooking.hold.mutate({ clinic_id: clinicId, service_id: serviceId, start: picked.start });
+    },
+    onSuccess: (kept, picked) => {
+      setHold(kept);
+      setSlot(picked);
+    },
+    onError: async (error) => {
+      setMessage(messageOf(error));
+      setSlot(undefined);
+      await queryClient.invalidateQueries({ queryKey: ["slots"] });
+    },
+  });
+  const pick = (picked: Slot) => {
+    if (hold && hold.start.getTime() === picked.start.getTime()) return;
+    setHold(undefined);
+    setSlot(picked);
+    setBooked(undefined);
+    setMessage(undefined);
+    holdSlot.mutate(picked);
+  };
   const book = useMutation({
-    mutationFn: (input: { slot: Slot }) =>
+    mutationFn: (input: { slot: Slot; holdId: string | undefined }) =>
       client.onlineBooking.book.mutate({
         clinic_id: clinicId,
         service_id: serviceId,
         start: input.slot.start,
         patient: { name, ...(phone ? { phone_e164: phone } : {}) },
+        ...(input.holdId ? { hold_id: input.holdId } : {}),
       }),
     onSuccess: async (appointment) => {
       setBooked(appointment);
       setSlot(undefined);
+      setHold(undefined);
       setMessage(undefined);
       await Promise.all([
         queryClient.invalidateQueries({ queryKey: ["me"] }),
@@ -207,6 +261,7 @@ export function BookingPage({ clinicId }: { clinicId: string }) {
     onError: async (error) => {
       setMessage(messageOf(error));
       setSlot(undefined);
+      setHold(undefined);
       // Whatever went wrong, the free times shown next are the current ones.
       await queryClient.invalidateQueries({ queryKey: ["slots"] });
     },
@@ -217,6 +272,9 @@ export function BookingPage({ clinicId }: { clinicId: string }) {
   const timeZone = clinic.data.timezone;
   const today = dateIn(new Date(), timeZone);
   const shown = (services.data?.services ?? []).filter((s) => matches(s.name, search));
+  const keptMs = hold?.held_until ? hold.held_until.getTime() - now.getTime() : 0;
+  const keptMinutes = Math.floor(keptMs / 60_000);
+  const holdExpired = hold !== undefined && keptMs <= 0;
 
   return (
     <main className="page booking">
@@ -239,7 +297,7 @@ export function BookingPage({ clinicId }: { clinicId: string }) {
       <form
         onSubmit={(e) => {
           e.preventDefault();
-          if (slot) book.mutate({ slot });
+          if (slot && hold && !holdExpired) book.mutate({ slot, holdId: hold.id });
         }}
       >
         <fieldset>
@@ -265,6 +323,7 @@ export function BookingPage({ clinicId }: { clinicId: string }) {
                   value={s.id}
                   checked={serviceId === s.id}
                   onChange={() => {
+                    releaseHold();
                     setServiceId(s.id);
                     setSlot(undefined);
                     setBooked(undefined);
@@ -285,6 +344,7 @@ export function BookingPage({ clinicId }: { clinicId: string }) {
               min={today}
               value={date}
               onChange={(e) => {
+                releaseHold();
                 setDate(e.target.value);
                 setSlot(undefined);
               }}
@@ -297,16 +357,24 @@ export function BookingPage({ clinicId }: { clinicId: string }) {
               date={date}
               timeZone={timeZone}
               selected={slot?.start.toISOString()}
-              onPick={(picked) => {
-                setSlot(picked);
-                setBooked(undefined);
-                setMessage(undefined);
-              }}
+              onPick={pick}
             />
           )}
         </fieldset>
-        <fieldset disabled={!slot}>
+        <fieldset disabled={!hold || holdExpired}>
           <legend>3. Your details</legend>
+          {slot && holdSlot.isPending && <p role="status">Keeping {timeIn(slot.start, timeZone)} for you…</p>}
+          {slot && hold?.held_until && (
+            <p role="status" className={holdExpired ? "problem" : "kept"} data-testid="hold">
+              {holdExpired
+                ? `${timeIn(slot.start, timeZone)} is no longer kept for you. Please pick a time again.`
+                : `We keep ${timeIn(slot.start, timeZone)} on ${longDate(date)} for you for ${
+                    keptMinutes < 1
+                      ? "less than a minute"
+                      : `${String(keptMinutes)} minute${keptMinutes === 1 ? "" : "s"}`
+                  } (until ${timeIn(hold.held_until, timeZone)} clinic time) while you enter your details.`}
+            </p>
+          )}
           <label>
             Name{" "}
             <input
@@ -330,9 +398,21 @@ export function BookingPage({ clinicId }: { clinicId: string }) {
               }}
             />
           </label>
-          <button type="submit" disabled={!slot || book.isPending}>
+          <button type="submit" disabled={!slot || !hold || holdExpired || book.isPending}>
             {slot ? `Book ${timeIn(slot.start, timeZone)} on ${longDate(date)}` : "Choose a time first"}
-          </button>
+          </button>{" "}
+          {slot && (
+            <button
+              type="button"
+              className="secondary"
+              onClick={() => {
+                releaseHold();
+                setSlot(undefined);
+              }}
+            >
+              Choose another time
+            </button>
+          )}
         </fieldset>
       </form>
       <MyAppointments clinicId={clinicId} timeZone={timeZone} />

@@ -1,10 +1,10 @@
 import { useMutation, useQueries, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { RouterOutputs } from "@clinic/client";
 import { type KeyboardEvent, useEffect, useRef, useState } from "react";
-import { client, messageOf } from "./api.ts";
+import { client, errorCodeOf, messageOf } from "./api.ts";
 import { DeskSearch } from "./DeskSearch.tsx";
 import { type Block, addDays, clinicPeriods, columnBlocks, deskDay } from "./deskDay.ts";
-import { freesItsTime, lookOf, statusLooks } from "./status.ts";
+import { type KnownStatus, actionsFor, changeWords, freesItsTime, lookOf, statusLooks } from "./status.ts";
 import { dateIn, hhmm, instantAt, longDate, minutesIn, minutesOf, timeIn, weekdayOf } from "./time.ts";
 
 type Appointment = RouterOutputs["appointments"]["list"]["appointments"][number];
@@ -12,6 +12,20 @@ type ProviderDetail = RouterOutputs["providers"]["get"];
 
 const rowStep = 30;
 const tipId = "desk-tip";
+/** Every status that takes up time: the grid shows held ones too (B2 lists holds only when asked). */
+const gridStatuses = "held,pending,booked,arrived,completed,no_show";
+/** Changes the desk offers to take back at once, and the status that takes each back (§13's transitions). */
+const undoOf: Partial<Record<KnownStatus, KnownStatus>> = { arrived: "booked" };
+
+/** The desk's words for a refused status change (T1). */
+function statusProblem(error: unknown): string {
+  const code = errorCodeOf(error);
+  if (code === "STALE_UPDATED_AT")
+    return "Someone else changed this appointment a moment ago. The grid now shows its current state: check it and click again if still needed.";
+  if (code === "INVALID_TRANSITION")
+    return "That change is not possible now: the appointment's status has moved on, or it is outside the time allowed (check-in opens 24 hours before the start; a no-show can be marked once the start has passed).";
+  return messageOf(error);
+}
 
 /** The clinic's current minute, refreshed every 30 seconds (moves the now-line). */
 function useNow(): Date {
@@ -92,6 +106,7 @@ export function DeskPage({ clinicId }: { clinicId: string }) {
   const [walkIn, setWalkIn] = useState<{ providerId: string; providerName: string; start: Date } | undefined>();
   const [patient, setPatient] = useState("");
   const [message, setMessage] = useState<string | undefined>();
+  const [undo, setUndo] = useState<{ appointment: Appointment; to: KnownStatus } | undefined>();
   const [why, setWhy] = useState<string | undefined>();
   const [active, setActive] = useState<string | undefined>();
   const [tip, setTip] = useState<{ key: string; providerId: string; start: Date } | undefined>();
@@ -118,7 +133,14 @@ export function DeskPage({ clinicId }: { clinicId: string }) {
   const dayEnd = instantAt(addDays(date || today, 1), 0, timeZone);
   const appointments = useQuery({
     queryKey: ["desk-appointments", clinicId, date],
-    queryFn: () => client.appointments.list.query({ clinic_id: clinicId, from: dayStart, to: dayEnd, limit: 500 }),
+    queryFn: () =>
+      client.appointments.list.query({
+        clinic_id: clinicId,
+        from: dayStart,
+        to: dayEnd,
+        status: gridStatuses,
+        limit: 500,
+      }),
     enabled: clinic.isSuccess && date !== "",
   });
   const clinicClosures = useQuery({
@@ -163,6 +185,36 @@ export function DeskPage({ clinicId }: { clinicId: string }) {
     },
     onError: (error) => {
       setMessage(messageOf(error));
+    },
+  });
+  const release = useMutation({
+    mutationFn: (id: string) => client.appointments.releaseHold.mutate({ clinic_id: clinicId, id }),
+    onSuccess: async () => {
+      setMessage("The hold is released: its time is free again.");
+      await refresh();
+    },
+    onError: (error) => {
+      setMessage(messageOf(error));
+    },
+  });
+  const changeStatus = useMutation({
+    mutationFn: (input: { appointment: Appointment; to: KnownStatus }) =>
+      client.appointments.setStatus.mutate({
+        clinic_id: clinicId,
+        id: input.appointment.id,
+        status: input.to,
+        if_match: input.appointment.updated_at,
+      }),
+    onSuccess: async (a, input) => {
+      const back = undoOf[input.to];
+      setMessage(`${a.patient.name} at ${timeIn(a.start, timeZone)}: ${changeWords[input.to]}.`);
+      setUndo(back && input.appointment.status === back ? { appointment: a, to: back } : undefined);
+      await refresh();
+    },
+    onError: async (error) => {
+      setMessage(statusProblem(error));
+      setUndo(undefined);
+      await refresh();
     },
   });
   const explain = async (providerId: string, start: Date) => {
@@ -329,22 +381,53 @@ export function DeskPage({ clinicId }: { clinicId: string }) {
                     {at}–{timeIn(a.end, timeZone)}
                   </strong>{" "}
                   <span>
-                    {a.patient.name}, {a.service_name}
+                    {a.patient.name || "a caller, still booking"}, {a.service_name}
+                    {a.held_until ? ` (kept until ${timeIn(a.held_until, timeZone)})` : ""}
                   </span>
                 </span>
                 <span className="appt-actions">
-                  <button
-                    type="button"
-                    className="secondary"
-                    tabIndex={tabIndex}
-                    aria-label={`Cancel ${a.patient.name} at ${at}`}
-                    disabled={cancel.isPending}
-                    onClick={() => {
-                      cancel.mutate(a.id);
-                    }}
-                  >
-                    Cancel
-                  </button>
+                  {actionsFor(a, now).map((action) => (
+                    <button
+                      key={action.to}
+                      type="button"
+                      tabIndex={tabIndex}
+                      aria-label={`${action.label} ${a.patient.name} at ${at}`}
+                      disabled={changeStatus.isPending}
+                      onClick={() => {
+                        changeStatus.mutate({ appointment: a, to: action.to });
+                      }}
+                    >
+                      {action.label}
+                    </button>
+                  ))}
+                  {(a.status === "booked" || a.status === "arrived") && (
+                    <button
+                      type="button"
+                      className="secondary"
+                      tabIndex={tabIndex}
+                      aria-label={`Cancel ${a.patient.name} at ${at}`}
+                      disabled={cancel.isPending}
+                      onClick={() => {
+                        cancel.mutate(a.id);
+                      }}
+                    >
+                      Cancel
+                    </button>
+                  )}
+                  {a.status === "held" && (
+                    <button
+                      type="button"
+                      className="secondary"
+                      tabIndex={tabIndex}
+                      aria-label={`Release the hold at ${at}`}
+                      disabled={release.isPending}
+                      onClick={() => {
+                        release.mutate(a.id);
+                      }}
+                    >
+                      Release the hold
+                    </button>
+                  )}
                 </span>
               </div>
             );
@@ -524,7 +607,26 @@ export function DeskPage({ clinicId }: { clinicId: string }) {
           </button>
         </p>
       )}
-      {message && <p role="status">{message}</p>}
+      {message && (
+        <p role="status" data-testid="desk-message">
+          {message}
+          {undo && (
+            <>
+              {" "}
+              <button
+                type="button"
+                className="secondary"
+                disabled={changeStatus.isPending}
+                onClick={() => {
+                  changeStatus.mutate(undo);
+                }}
+              >
+                Undo
+              </button>
+            </>
+          )}
+        </p>
+      )}
       {why && (
         <p role="status" className="why" data-testid="why">
           {why}

@@ -12,6 +12,9 @@ const messages: Partial<Record<ClinicErrorCode, string>> = {
   BOOKING_LIMIT:
     "You already hold this clinic's maximum of upcoming appointments. Cancel one of them first, or call the clinic.",
   CANCELLATION_CUTOFF: "This appointment starts too soon to change it online. Please call the clinic.",
+  HOLD_EXPIRED: "The time was kept for you only for a few minutes, and that has run out. Please pick a time again.",
+  PATIENT_DOUBLE_BOOKED: "You already have an appointment at this clinic at that time.",
+  NO_SHOW_LIMIT: "Online booking is not open to you at this clinic at the moment. Please call the clinic.",
   RATE_LIMITED: "Too many attempts in a short time. Please wait a minute and try again.",
   UNAUTHENTICATED: "Please sign in first.",
   FORBIDDEN: "Your account may not do this here.",

@@ -9,7 +9,7 @@ import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import type AxeCore from "axe-core";
 import { type Browser, type BrowserContext, type Page, chromium } from "playwright-core";
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import {
   addHours,
@@ -21,10 +21,10 @@ import {
   createUser,
   type TestUser,
 } from "@clinic/api/testing";
-import { clinics, closures } from "@clinic/db";
+import { appointments, clinics, closures, services } from "@clinic/db";
 import { useTestApp } from "@clinic/server/test-helpers";
 import { addDays } from "../src/deskDay.ts";
-import { dateIn, instantAt } from "../src/time.ts";
+import { dateIn, instantAt, timeIn } from "../src/time.ts";
 
 declare global {
   interface Window {
@@ -110,6 +110,10 @@ describe.skipIf(!chromiumPath)("the booking page and the front desk in Chromium"
     await page.getByRole("radio", { name: /Deep Tissue Massage/ }).check();
     await page.getByLabel("Date", { exact: true }).fill(day);
     await page.getByRole("button", { name: new RegExp(`^${time}`) }).click();
+    await page
+      .getByTestId("hold")
+      .getByText(new RegExp(`^We keep ${time} `))
+      .waitFor();
     await page.getByLabel("Name").fill(name);
     if (phone) await page.getByLabel(/^Phone/).fill(phone);
   }
@@ -134,6 +138,15 @@ describe.skipIf(!chromiumPath)("the booking page and the front desk in Chromium"
     return violations.violations;
   }
 
+  /** How many appointments of a clinic are held right now. */
+  async function heldCount(clinic: string): Promise<number> {
+    const rows = await t.handle.db
+      .select({ id: appointments.id })
+      .from(appointments)
+      .where(and(eq(appointments.clinicId, clinic), eq(appointments.status, "held")));
+    return rows.length;
+  }
+
   /** The accessible name of the focused element. */
   const focused = (page: Page) =>
     page.evaluate(() => document.activeElement?.getAttribute("aria-label") ?? document.activeElement?.textContent);
@@ -144,11 +157,28 @@ describe.skipIf(!chromiumPath)("the booking page and the front desk in Chromium"
     await page.getByRole("heading", { name: "Book at Praxis Browser" }).waitFor();
     // Clinic time first, the visitor's own zone beside it (10:00 in Berlin is 04:00 or 05:00 in New York).
     expect(await page.getByText(/with yours \(America\/New_York\)/).count()).toBe(1);
+    // Picking 10:30 holds it; going back releases the hold (its time is free again at once).
+    await page.getByLabel("Search services").fill("deep tisue");
+    await page.getByRole("radio", { name: /Deep Tissue Massage/ }).check();
+    await page.getByLabel("Date", { exact: true }).fill(day);
+    await page.getByRole("button", { name: /^10:30/ }).click();
+    await page
+      .getByTestId("hold")
+      .getByText(/^We keep 10:30 /)
+      .waitFor();
+    expect(await heldCount(clinicId)).toBe(1);
+    await page.getByRole("button", { name: "Choose another time" }).click();
+    await expect.poll(() => heldCount(clinicId)).toBe(0);
     await chooseSlot(page, "10:00", "Pat Browser", "+4915112345678");
-    expect(await page.getByRole("button", { name: /^10:00/ }).textContent()).toMatch(/^10:00 \(0[45]:00 your time\)$/);
-    expect(await axeViolations(page, "booking page, time chosen")).toEqual([]);
+    // The hold says how long the time is kept (the clinic's hold_minutes, 10 by default).
+    expect(await page.getByTestId("hold").textContent()).toMatch(/for (10|9) minutes \(until \d\d:\d\d clinic time\)/);
+    expect(await heldCount(clinicId)).toBe(1);
+    await page.screenshot({ path: `${shots}booking-hold.png`, fullPage: true });
+    expect(await axeViolations(page, "booking page, time held")).toEqual([]);
     await page.getByRole("button", { name: /^Book 10:00/ }).click();
     await page.getByText(/^Booked: Deep Tissue Massage with Anna Berg/).waitFor();
+    // The hold became the booking (book with hold_id): nothing is left held.
+    expect(await heldCount(clinicId)).toBe(0);
     await page.getByTestId("my-appointment").filter({ hasText: "Deep Tissue Massage" }).waitFor();
     // The booked time leaves the free times (once the refreshed list arrives).
     await page.getByRole("button", { name: /^10:00/ }).waitFor({ state: "detached" });
@@ -212,7 +242,8 @@ describe.skipIf(!chromiumPath)("the booking page and the front desk in Chromium"
     expect(await axeViolations(desk, "desk, search results")).toEqual([]);
     await found.getByRole("button").click();
     await expect.poll(() => desk.getByLabel("Day", { exact: true }).inputValue()).toBe(day);
-    await expect.poll(() => focused(desk)).toBe("Cancel Pat Browser at 10:00");
+    // Its card's first button has the focus ("Check in …" within 24 hours of the start, else "Cancel …").
+    await expect.poll(() => focused(desk)).toMatch(/^(Check in|Cancel) Pat Browser at 10:00$/);
 
     await desk.getByRole("button", { name: "Cancel Pat Browser at 10:00" }).click();
     await cell.getByRole("button", { name: "Book Anna Berg at 10:00" }).waitFor();
@@ -229,13 +260,7 @@ describe.skipIf(!chromiumPath)("the booking page and the front desk in Chromium"
   it("opens after closing on the next open day (past a clinic closure), and today has a now-line", async () => {
     const db = t.handle.db;
     // A zone where it is now between 02:00 and 22:00, so that 00:00–01:00 today is over.
-    const zone =
-      ["Europe/Berlin", "America/New_York", "Asia/Tokyo", "Pacific/Auckland"].find((z) => {
-        const hour = Number(
-          new Intl.DateTimeFormat("en-GB", { timeZone: z, hour: "2-digit", hourCycle: "h23" }).format(new Date()),
-        );
-        return hour >= 2 && hour < 22;
-      }) ?? "Asia/Tokyo";
+    const zone = zoneInDaytime();
     const shutId = await createClinic(db, { timezone: zone, name: "Praxis Closed Early" });
     const all = [1, 2, 3, 4, 5, 6, 7];
     await addHours(db, shutId, null, all, "08:00", "18:00");
@@ -283,22 +308,109 @@ describe.skipIf(!chromiumPath)("the booking page and the front desk in Chromium"
     expect(await axeViolations(desk, "desk, today with the now-line")).toEqual([]);
   });
 
+  it("checks a patient in and completes the visit, and marks a no-show and takes it back, in one click each", async () => {
+    const db = t.handle.db;
+    const zone = zoneInDaytime();
+    const nowId = await createClinic(db, { timezone: zone, name: "Praxis Now" });
+    const all = [1, 2, 3, 4, 5, 6, 7];
+    await addHours(db, nowId, null, all, "00:00", "24:00");
+    const cara = await addProvider(db, nowId, "Cara Lind");
+    await addHours(db, nowId, cara.id, all, "00:00", "24:00");
+    const serviceId = await addService(db, nowId, { name: "Long Visit", durationMin: 60, providerId: cara.id });
+    await db.update(services).set({ slotStepMin: 30 }).where(eq(services.id, serviceId));
+    const deskStaff = await addMember(db, nowId, { role: "STAFF", fullName: "Sam Staff" });
+    // One visit that began at the last half hour (so it can be a no-show), one an hour later.
+    const halfHour = 30 * 60_000;
+    const began = new Date(Math.floor(Date.now() / halfHour) * halfHour);
+    const later = new Date(began.getTime() + 2 * halfHour);
+    const bookAt = (start: Date, name: string) =>
+      callerFor(db, deskStaff, { now: () => new Date(start.getTime() - 3_600_000) }).appointments.book({
+        clinic_id: nowId,
+        service_id: serviceId,
+        provider_id: cara.id,
+        start,
+        patient: { name },
+      });
+    await bookAt(began, "Nora Late");
+    await bookAt(later, "Carl Checkin");
+    const beganAt = timeIn(began, zone);
+    const laterAt = timeIn(later, zone);
+
+    const desk = await pageAs(deskStaff, `/desk/${nowId}`);
+    await desk.getByTestId("now-line").waitFor();
+    // Check in, then completed.
+    await desk.getByRole("button", { name: `Check in Carl Checkin at ${laterAt}` }).click();
+    const carl = desk.locator(".appt", { hasText: "Carl Checkin" });
+    await carl.locator(".badge").getByText("Checked in").waitFor();
+    expect(await desk.getByTestId("desk-message").textContent()).toContain("Carl Checkin at");
+    await desk.screenshot({ path: `${shots}desk-checked-in.png`, fullPage: true });
+    expect(await axeViolations(desk, "desk, checked in")).toEqual([]);
+    // Undo takes the check-in back; check in again.
+    await desk.getByTestId("desk-message").getByRole("button", { name: "Undo" }).click();
+    await carl.locator(".badge").getByText("Booked").waitFor();
+    await desk.getByRole("button", { name: `Check in Carl Checkin at ${laterAt}` }).click();
+    await carl.locator(".badge").getByText("Checked in").waitFor();
+    await desk.getByRole("button", { name: `Completed Carl Checkin at ${laterAt}` }).click();
+    await carl.locator(".badge").getByText("Completed").waitFor();
+    expect(await carl.getAttribute("data-status")).toBe("completed");
+
+    // No-show, then taken back: the contract's only way back from a no-show is "came late"
+    // (checked in), and that check-in is undone, so the visit is booked again.
+    const nora = desk.locator(".appt", { hasText: "Nora Late" });
+    await desk.getByRole("button", { name: `No-show Nora Late at ${beganAt}` }).click();
+    await nora.locator(".badge").getByText("No-show").waitFor();
+    await desk.screenshot({ path: `${shots}desk-no-show.png`, fullPage: true });
+    expect(await axeViolations(desk, "desk, no-show")).toEqual([]);
+    await desk.getByRole("button", { name: `Came late: check in Nora Late at ${beganAt}` }).click();
+    await nora.locator(".badge").getByText("Checked in").waitFor();
+    await desk.getByRole("button", { name: `Undo check-in Nora Late at ${beganAt}` }).click();
+    await nora.locator(".badge").getByText("Booked").waitFor();
+    const [row] = await db
+      .select()
+      .from(appointments)
+      .where(and(eq(appointments.clinicId, nowId), eq(appointments.patientName, "Nora Late")));
+    expect(row?.statusHistory.map((h) => h.status)).toEqual(["booked", "no_show", "arrived", "booked"]);
+
+    // Two desks, one click each: the second desk's view is stale and says so (If-Match).
+    const other = await pageAs(deskStaff, `/desk/${nowId}`);
+    await other.getByRole("button", { name: `No-show Nora Late at ${beganAt}` }).waitFor();
+    await desk.getByRole("button", { name: `Check in Nora Late at ${beganAt}` }).click();
+    await nora.locator(".badge").getByText("Checked in").waitFor();
+    await other.getByRole("button", { name: `No-show Nora Late at ${beganAt}` }).click();
+    await other
+      .getByTestId("desk-message")
+      .getByText(/^Someone else changed this appointment/)
+      .waitFor();
+    await other.locator(".appt", { hasText: "Nora Late" }).locator(".badge").getByText("Checked in").waitFor();
+    await other.screenshot({ path: `${shots}desk-stale.png`, fullPage: true });
+  });
+
   it("gives one of two patients racing for one slot the booking, and the other a 'just taken' and fresh times", async () => {
     const racers = await Promise.all([createUser(t.handle.db), createUser(t.handle.db)]);
     const pages = await Promise.all(racers.map((racer) => pageAs(racer, `/book/${clinicId}`)));
-    for (const [i, page] of pages.entries()) await chooseSlot(page, "14:00", `Racer ${String(i)}`);
-    await Promise.all(pages.map((page) => page.getByRole("button", { name: /^Book 14:00/ }).click()));
+    for (const page of pages) {
+      await page.getByLabel("Search services").fill("deep tisue");
+      await page.getByRole("radio", { name: /Deep Tissue Massage/ }).check();
+      await page.getByLabel("Date", { exact: true }).fill(day);
+      await page.getByRole("button", { name: /^14:00/ }).waitFor();
+    }
+    // The race is for the hold: both pick 14:00 at the same moment.
+    await Promise.all(pages.map((page) => page.getByRole("button", { name: /^14:00/ }).click()));
     const outcomes = await Promise.all(
       pages.map(async (page) => {
-        const settled = page.locator(".confirmation, .problem");
+        const settled = page.locator("[data-testid=hold], .problem");
         await settled.first().waitFor();
         return (await settled.first().textContent()) ?? "";
       }),
     );
-    expect(outcomes.filter((o) => o.startsWith("Booked:"))).toHaveLength(1);
+    expect(outcomes.filter((o) => o.startsWith("We keep 14:00"))).toHaveLength(1);
     expect(outcomes.filter((o) => o.includes("just taken"))).toHaveLength(1);
+    const winner = pages[outcomes.findIndex((o) => o.startsWith("We keep"))];
     const loser = pages[outcomes.findIndex((o) => o.includes("just taken"))];
-    if (!loser) throw new Error("no loser");
+    if (!loser || !winner) throw new Error("no winner or loser");
+    await winner.getByLabel("Name").fill("Racer Winner");
+    await winner.getByRole("button", { name: /^Book 14:00/ }).click();
+    await winner.getByText(/^Booked: Deep Tissue Massage with Anna Berg/).waitFor();
     // The loser's list is refreshed: 14:00 goes (the old list shows until the new one arrives),
     // 14:30 stays.
     await loser.getByRole("button", { name: /^14:00/ }).waitFor({ state: "detached" });
@@ -306,6 +418,18 @@ describe.skipIf(!chromiumPath)("the booking page and the front desk in Chromium"
     await loser.screenshot({ path: `${shots}race-just-taken.png`, fullPage: true });
   });
 });
+
+/** A zone where it is now between 02:00 and 22:00 (so that today's early hours are over and today has hours left). */
+function zoneInDaytime(): string {
+  return (
+    ["Europe/Berlin", "America/New_York", "Asia/Tokyo", "Pacific/Auckland"].find((z) => {
+      const hour = Number(
+        new Intl.DateTimeFormat("en-GB", { timeZone: z, hour: "2-digit", hourCycle: "h23" }).format(new Date()),
+      );
+      return hour >= 2 && hour < 22;
+    }) ?? "Asia/Tokyo"
+  );
+}
 
 /** Berlin's UTC offset on a date at noon, in ms (for building the lunch closure). */
 function berlinOffsetMs(date: string): number {
