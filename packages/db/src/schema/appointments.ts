@@ -22,14 +22,10 @@ export const appointmentStatuses = [
   "canceled",
 ] as const;
 export type AppointmentStatus = (typeof appointmentStatuses)[number];
-export const occupyingStatuses = [
-  "held",
-  "pending",
-  "booked",
-  "arrived",
-  "completed",
-  "no_show",
-] as const satisfies readonly AppointmentStatus[];
+/** Every status that occupies the appointment's time: all but `canceled`. */
+export const occupyingStatuses: readonly Exclude<AppointmentStatus, "canceled">[] = appointmentStatuses.filter(
+  (status): status is Exclude<AppointmentStatus, "canceled"> => status !== "canceled",
+);
 
 /** One entry of an appointment's `status_history`, oldest first (§13). */
 export interface StatusChange {
