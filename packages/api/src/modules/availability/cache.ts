@@ -7,8 +7,11 @@ export interface CachedAvailability {
   slots: Slot[];
   /** The scopes whose versions it was computed under: the clinic's and its candidate providers'. */
   dependsOn: readonly string[];
-  /** Each slot as the JSON of the answer, made at the first fast read (docs/performance.md#availability). */
-  fragments?: string[];
+  /**
+   * Each slot as the JSON of the answer, in two parts (up to its id list; the id list, shared by a
+   * run of slots with the same providers), made at the first fast read (docs/performance.md#availability).
+   */
+  fragments?: Buffer[];
   /** The ETags of the last cuts of the answer the fast path served, by cut (`from.to`). */
   tags?: Map<string, string>;
   /**

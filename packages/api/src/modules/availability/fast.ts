@@ -32,8 +32,8 @@ export interface FastAvailabilityRequest {
   ifNoneMatch?: string | undefined;
 }
 
-/** A fast answer: the body (JSON text) and its tag, or 304 for a current tag. */
-export type FastAvailabilityAnswer = { status: 200; etag: string; body: string } | { status: 304; etag: string };
+/** A fast answer: the body (JSON, UTF-8) and its tag, or 304 for a current tag. */
+export type FastAvailabilityAnswer = { status: 200; etag: string; body: Buffer } | { status: 304; etag: string };
 
 /** What a hit needs from the database: the clinic's zone, who the caller is there, the versions. */
 interface FastRow {
@@ -145,23 +145,36 @@ const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /**
- * The answer's slots as JSON, each once (the same text the procedure's answer serializes to). A
- * run of slots with the same providers (an any-provider service: often every provider on every
- * slot) shares one text of the id list instead of serializing it again for each slot.
+ * The answer's slots as JSON bytes, made once per cached answer (the same text the procedure's
+ * answer serializes to): each slot as two parts, the slot up to its id list and the id list with
+ * the closing brace. A run of slots with the same providers (an any-provider service: often every
+ * provider on every slot) shares one encoded id list. An answer is then joined from buffers, not
+ * from strings: a large answer's text would be flattened, encoded for its hash and encoded again
+ * for the socket.
  */
-function fragmentsOf(answer: CachedAvailability): string[] {
+function fragmentsOf(answer: CachedAvailability): Buffer[] {
   if (answer.fragments) return answer.fragments;
   let ids: readonly string[] = [];
-  let idsJson = "[]";
-  answer.fragments = answer.slots.map((s) => {
+  let idsJson = Buffer.from("[]}");
+  const fragments: Buffer[] = [];
+  for (const s of answer.slots) {
     if (!sameIds(s.providerIds, ids)) {
       ids = s.providerIds;
-      idsJson = JSON.stringify(ids);
+      idsJson = Buffer.from(`${JSON.stringify(ids)}}`);
     }
-    return `{"start":"${iso(s.start)}","end":"${iso(s.end)}","start_local":${JSON.stringify(s.startLocal)},"provider_ids":${idsJson}}`;
-  });
-  return answer.fragments;
+    fragments.push(
+      Buffer.from(
+        `{"start":"${iso(s.start)}","end":"${iso(s.end)}","start_local":${JSON.stringify(s.startLocal)},"provider_ids":`,
+      ),
+      idsJson,
+    );
+  }
+  answer.fragments = fragments;
+  return fragments;
 }
+
+const comma = Buffer.from(",");
+const slotsEnd = Buffer.from("]}");
 
 function sameIds(a: readonly string[], b: readonly string[]): boolean {
   if (a.length !== b.length) return false;
@@ -174,7 +187,7 @@ function sameIds(a: readonly string[], b: readonly string[]): boolean {
  * (the same bytes) get the same tag, on every process; a 304 of the fast path needs no body once
  * the tag of that cut of the answer is known.
  */
-export function etagOf(body: string): string {
+export function etagOf(body: string | Buffer): string {
   return `"${createHash("sha1").update(body).digest("base64url")}"`;
 }
 
@@ -259,7 +272,17 @@ export async function fastAvailability(
     from: range.fromDate,
     to: range.toDate,
   });
-  const body = `${head.slice(0, -1)},"slots":[${fragmentsOf(answer).slice(from, to).join(",")}]}`;
+  const fragments = fragmentsOf(answer);
+  const parts: Buffer[] = [Buffer.from(`${head.slice(0, -1)},"slots":[`)];
+  for (let i = from; i < to; i++) {
+    const slot = fragments[2 * i];
+    const ids = fragments[2 * i + 1];
+    if (!slot || !ids) break;
+    if (i > from) parts.push(comma);
+    parts.push(slot, ids);
+  }
+  parts.push(slotsEnd);
+  const body = Buffer.concat(parts);
   const etag = known ?? etagOf(body);
   // The tags of the last few cuts of this answer (the clock moves the cut now and then).
   answer.tags ??= new Map();
