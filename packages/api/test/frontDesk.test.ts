@@ -225,6 +225,33 @@ describe("statuses (T1)", () => {
   });
 });
 
+describe("the desk's search (B2 patient)", () => {
+  it("finds by name (accents, case, word order and one typo aside) or by 3+ phone digits, nothing else", async () => {
+    const d = await desk();
+    const staff = d.staffAt(pinnedNow());
+    const book = (k: number, name: string, phone?: string) =>
+      staff.appointments.book({
+        clinic_id: d.clinicId,
+        service_id: d.service,
+        start: new Date(start.getTime() + k * 30 * MIN),
+        patient: { name, ...(phone ? { phone_e164: phone } : {}) },
+      });
+    const a = await book(0, "Jürgen Müller", "+4930123456");
+    const b = await book(1, "Anna Schmidt", "+4917099887");
+    await book(2, "100% Percent_Name");
+    const found = async (patient: string) =>
+      (await d.asStaff.appointments.list({ clinic_id: d.clinicId, patient })).appointments.map((x) => x.patient.name);
+    expect(await found("muller")).toEqual([a.patient.name]);
+    expect(await found("MÜLLER jurgen")).toEqual([a.patient.name]);
+    expect(await found("Schmitd")).toEqual([b.patient.name]);
+    expect(await found("0123")).toEqual([a.patient.name]);
+    expect(await found("+49 170 998")).toEqual([b.patient.name]);
+    expect(await found("__")).toEqual([]);
+    expect(await found("0%")).toEqual(["100% Percent_Name"]);
+    expect(await found("Zoe")).toEqual([]);
+  });
+});
+
 describe("holds (T2–T4)", () => {
   it("keep the slot for hold_minutes, hide it from availability, and become the booking with the same id", async () => {
     const d = await desk();

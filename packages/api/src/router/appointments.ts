@@ -134,6 +134,8 @@ export const appointmentsRouter = {
         provider_id: uuid.optional(),
         service_id: uuid.optional(),
         status: statusSet.optional(),
+        /** A patient's name or 3+ digits of their phone (the desk's search). */
+        patient: z.string().trim().min(2).max(100).optional(),
         ...pageInput,
       }),
     )
@@ -146,6 +148,7 @@ export const appointmentsRouter = {
         providerId: input.provider_id,
         serviceId: input.service_id,
         status: input.status,
+        patient: input.patient,
         limit: input.limit,
         cursor: input.cursor,
       }),

@@ -1,4 +1,4 @@
-import { and, eq, gte, inArray, lt, ne } from "drizzle-orm";
+import { type SQL, and, eq, gte, inArray, lt, ne, sql } from "drizzle-orm";
 import { z } from "zod";
 import {
   type AppointmentStatus,
@@ -145,9 +145,33 @@ export type AppointmentQuery = AppointmentOwner & {
   serviceId?: string | undefined;
   /** Only these statuses; absent: every status but `held` (holds are listed only when asked for). */
   status?: readonly AppointmentStatus[] | undefined;
+  /** A patient's name (every word, accents and case aside, a typo forgiven) or 3+ digits of their phone. */
+  patient?: string | undefined;
   limit: number;
   cursor?: string | undefined;
 };
+
+/** `%`, `_` and `\` of a user's text, literal in a LIKE pattern. */
+const likeLiteral = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/**
+ * The desk's search (B2 `patient`): digits alone (3 or more) match inside the phone number's
+ * digits; otherwise every word must be in the name (accents and case aside) or close to one of its
+ * words (trigram word similarity ≥ 0.5: one typo in a name).
+ */
+function patientMatches(text: string): SQL {
+  const digits = text.replace(/\D/g, "");
+  if (!/\p{L}/u.test(text) && digits.length >= 3)
+    return sql`regexp_replace(coalesce(${appointments.patientPhoneE164}, ''), '\\D', '', 'g') like ${`%${digits}%`}`;
+  const name = sql`search_text(${appointments.patientName})`;
+  const words = text.split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+  if (words.length === 0) return sql`false`;
+  const each = words.map(
+    (word) =>
+      sql`(${name} like '%' || search_text(${likeLiteral(word)}) || '%' or word_similarity(search_text(${word}), ${name}) >= 0.5)`,
+  );
+  return sql`(${sql.join(each, sql` and `)})`;
+}
 
 /** A clinic's or a patient's appointments by start, filtered, keyset-paginated. */
 export async function listAppointments(
@@ -165,6 +189,7 @@ export async function listAppointments(
         query.providerId ? eq(appointments.providerId, query.providerId) : undefined,
         query.serviceId ? eq(appointments.serviceId, query.serviceId) : undefined,
         query.status ? inArray(appointments.status, [...query.status]) : ne(appointments.status, "held"),
+        query.patient ? patientMatches(query.patient) : undefined,
         appointmentPages.after(query.cursor),
       ),
     )
