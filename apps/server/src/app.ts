@@ -29,6 +29,7 @@ import type { Config } from "@clinic/config";
 import type { DbHandle } from "@clinic/db";
 import { assertSameSite, authenticate } from "./auth.ts";
 import { type WebOptions, registerWeb } from "./web.ts";
+import { fhirRoutes } from "./fhir/plugin.ts";
 import { createMetrics, registerMetricsRoutes } from "./metrics.ts";
 import { buildOpenApiDocument } from "./openapi.ts";
 import { problem, problemContentType, problemOf } from "./problem.ts";
@@ -147,7 +148,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   const health = options.database.health;
   // Routes that do not need the database answer during an outage too.
-  const withoutDatabase = new Set(["/healthz", "/readyz", "/metrics", "/v1/openapi.json"]);
+  const withoutDatabase = new Set(["/healthz", "/readyz", "/metrics", "/v1/openapi.json", "/fhir/R4/metadata"]);
   app.addHook("onRequest", (request, _reply, done) => {
     try {
       // While the database is known to be away, answer at once instead of queueing for it.
@@ -290,6 +291,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     });
   };
   await app.register(restAdapter, { router: appRouter, createContext, fastAvailability: fastAvailabilityOf });
+  // The FHIR R4 facade over the same procedures, with its own OperationOutcome errors (docs/fhir.md).
+  await app.register((fhir) => fhirRoutes(fhir, { createContext, ...(options.now ? { now: options.now } : {}) }), {
+    prefix: "/fhir/R4",
+  });
   if (options.web) await registerWeb(app, options.web);
 
   if (options.workers) {
