@@ -7,7 +7,7 @@
 // gives the full answer or the error.
 import { createHash } from "node:crypto";
 import { sql } from "drizzle-orm";
-import { type Db, availabilityVersions, clinicMembers, clinics, rowsOf } from "@clinic/db";
+import { type Db, availabilityVersions, clinicMembers, clinics } from "@clinic/db";
 import { offeredRange } from "../../domain/slots.ts";
 import { DomainError } from "../../errors.ts";
 import type { AvailabilityCache, CachedAvailability } from "./cache.ts";
@@ -87,25 +87,21 @@ class LookupBatcher {
     this.scheduled = false;
     if (batch.length === 0) return;
     // Ids are UUIDs and scope lists comma-separated UUIDs (the caller checked the ids), so `,` and
-    // `;` separate them safely: three text parameters whatever the batch's size, one statement text.
-    const clinicIds = batch.map((l) => l.clinicId).join(",");
-    const userIds = batch.map((l) => l.userId).join(",");
-    const scopes = batch.map((l) => l.scopes).join(";");
-    this.db
-      .execute(
-        sql`select r.i::int as i, c.timezone, c.online_booking as "onlineBooking", m.clinic_role as role,
-          (select coalesce(string_agg(v.scope_id::text || '=' || v.version::text, ','), '')
-             from ${availabilityVersions} v
-            where v.clinic_id = r.clinic_id
-              and (coalesce(r.scopes, '') = '' or v.scope_id = any (string_to_array(r.scopes, ',')::uuid[]))) as versions
-        from unnest(string_to_array(${clinicIds}::text, ',')::uuid[], string_to_array(${userIds}::text, ',')::uuid[],
-                    string_to_array(${scopes}::text, ';')) with ordinality as r(clinic_id, user_id, scopes, i)
-        join ${clinics} c on c.id = r.clinic_id
-        left join ${clinicMembers} m on m.clinic_id = r.clinic_id and m.user_id = r.user_id`,
-      )
+    // `|` separate them safely: three text parameters whatever the batch's size, one statement.
+    let query = lookupQueries.get(this.db);
+    if (!query) {
+      query = buildLookupQuery(this.db);
+      lookupQueries.set(this.db, query);
+    }
+    query
+      .execute({
+        clinicIds: batch.map((l) => l.clinicId).join(","),
+        userIds: batch.map((l) => l.userId).join(","),
+        scopes: batch.map((l) => l.scopes).join("|"),
+      })
       .then(
         (result) => {
-          const rows = new Map(rowsOf<FastRow & { i: number }>(result).map((row) => [row.i, row]));
+          const rows = new Map(result.map((row) => [row.i, row]));
           batch.forEach((l, k) => {
             l.resolve(rows.get(k + 1));
           });
@@ -117,6 +113,37 @@ class LookupBatcher {
   }
 }
 const batchers = new WeakMap<Db, LookupBatcher>();
+
+/**
+ * The lookups of a batch: one row per request, in the batch's order (`i`, from 1). A named
+ * prepared statement (parsed and planned once per connection), each request's clinic found by its
+ * primary key (`lateral … limit 1`: an index lookup per request, not a scan of the clinics).
+ */
+function buildLookupQuery(db: Db) {
+  const list = (name: string, separator: string) =>
+    sql`string_to_array(${sql.placeholder(name)}::text, ${sql.raw(`'${separator}'`)})`;
+  return db
+    .select({
+      i: sql<number>`r.i::int`,
+      timezone: sql<string>`c.timezone`,
+      onlineBooking: sql<boolean>`c.online_booking`,
+      role: sql<
+        string | null
+      >`(select m.clinic_role from ${clinicMembers} m where m.clinic_id = r.clinic_id and m.user_id = r.user_id)`,
+      // Only the scopes asked for (all of the clinic's for an empty list), filtered by the clinic.
+      versions: sql<string>`(select coalesce(string_agg(v.scope_id::text || '=' || v.version::text, ','), '')
+        from ${availabilityVersions} v
+        where v.clinic_id = r.clinic_id
+          and (coalesce(r.scopes, '') = '' or v.scope_id = any (string_to_array(r.scopes, ',')::uuid[])))`,
+    })
+    .from(
+      sql`unnest(${list("clinicIds", ",")}::uuid[], ${list("userIds", ",")}::uuid[], ${list("scopes", "|")})
+        with ordinality as r(clinic_id, user_id, scopes, i)
+        cross join lateral (select c.timezone, c.online_booking from ${clinics} c where c.id = r.clinic_id limit 1) c`,
+    )
+    .prepare("fast_availability_lookups");
+}
+const lookupQueries = new WeakMap<Db, ReturnType<typeof buildLookupQuery>>();
 
 /** The date range and the cache key of a request in a zone; null for a range the procedure refuses. */
 function keyOf(
