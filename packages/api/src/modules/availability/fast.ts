@@ -9,7 +9,6 @@ import { createHash } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { type Db, availabilityVersions, clinicMembers, clinics } from "@clinic/db";
 import { offeredRange } from "../../domain/slots.ts";
-import { DomainError } from "../../errors.ts";
 import type { AvailabilityCache, CachedAvailability } from "./cache.ts";
 import { cacheKeyOf, computeAvailability } from "./cached.ts";
 import { resolveDateRange } from "./range.ts";
@@ -279,9 +278,9 @@ export async function fastAvailability(
         },
         versions,
       );
-    } catch (error) {
-      if (error instanceof DomainError) return undefined;
-      throw error;
+    } catch {
+      // Whatever went wrong, the procedure answers it as it always has: its own error mapping.
+      return undefined;
     }
     // A computation joined late whose hold has ended meanwhile: the procedure reads anew.
     if (answer.goodUntilMs <= nowMs) return undefined;
