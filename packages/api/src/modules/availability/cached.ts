@@ -80,7 +80,9 @@ export async function computeAvailability(
     computing = computeAnswer(db, query).finally(() => inFlight.delete(flight));
     inFlight.set(flight, computing);
   }
-  const computed = await computing;
+  let computed = await computing;
+  // A computation joined a moment ago may have counted a hold that has ended by this request's clock.
+  if (computed.goodUntilMs <= query.now.getTime()) computed = await computeAnswer(db, query);
   if (computed.slots.length > query.maxSlots) {
     throw validationFailed(
       "to",
