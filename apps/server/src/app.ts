@@ -292,9 +292,17 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   };
   await app.register(restAdapter, { router: appRouter, createContext, fastAvailability: fastAvailabilityOf });
   // The FHIR R4 facade over the same procedures, with its own OperationOutcome errors (docs/fhir.md).
-  await app.register((fhir) => fhirRoutes(fhir, { createContext, ...(options.now ? { now: options.now } : {}) }), {
-    prefix: "/fhir/R4",
-  });
+  await app.register(
+    (fhir) =>
+      fhirRoutes(fhir, {
+        createContext,
+        onUnavailable: (error) => {
+          health.report(error);
+        },
+        ...(options.now ? { now: options.now } : {}),
+      }),
+    { prefix: "/fhir/R4" },
+  );
   if (options.web) await registerWeb(app, options.web);
 
   if (options.workers) {

@@ -17,6 +17,8 @@ const fhirVersion = "4.0.1";
 export interface FhirOptions {
   createContext: (request: FastifyRequest) => Promise<Context>;
   now?: () => Date;
+  /** Told of every UNAVAILABLE answer, like the app's own error handler (the outage detector). */
+  onUnavailable?: (error: DomainError) => void;
 }
 
 export function capabilityStatement(baseUrl: string, at: Date): CapabilityStatement {
@@ -129,6 +131,7 @@ export function fhirRoutes(app: FastifyInstance, options: FhirOptions): Promise<
       return send(reply, status, operationOutcome(status, "VALIDATION_FAILED", message));
     }
     const domain = error instanceof DomainError ? error : toDomainError(error);
+    if (domain.domainCode === "UNAVAILABLE") options.onUnavailable?.(domain);
     const httpStatus = getHTTPStatusCodeFromError(domain);
     if (httpStatus >= 500) request.log.error({ err: error, code: domain.domainCode }, "fhir request failed");
     const diagnostics =
