@@ -138,6 +138,13 @@ describe("FHIR R4 facade: $find, $hold, $book and PATCH", () => {
       201,
     );
     expect(held.status).toBe("pending");
+    // With an Idempotency-Key a retry of $hold answers the same hold.
+    const key = { "idempotency-key": "fhir-hold-1" };
+    const [third] = (await find(c)).filter((a) => a.start !== second.start);
+    if (!third) throw new Error("nothing else proposed");
+    const once = appointmentOf(await send("POST", "/Appointment/$hold", c.staff.token, third, key), 201);
+    const twice = appointmentOf(await send("POST", "/Appointment/$hold", c.staff.token, third, key), 201);
+    expect(twice.id).toBe(once.id);
     expect(held.extension?.[0]).toMatchObject({
       url: "urn:clinic-scheduling:fhir:StructureDefinition/held-until",
       valueInstant: "2027-03-15T08:10:00.000Z",

@@ -369,6 +369,28 @@ describe("holds (T2–T4)", () => {
     expect(fourthAgain.status).toBe("held");
   });
 
+  it("with an Idempotency-Key: a retry answers the same hold; the key with another body is refused", async () => {
+    const d = await desk();
+    const staff = d.staffAt(pinnedNow());
+    const hold = () =>
+      staff.appointments.hold({ clinic_id: d.clinicId, service_id: d.service, start, idempotency_key: "hold-1" });
+    const first = await hold();
+    const again = await hold();
+    expect(again).toEqual(first);
+    expect(
+      await codeOf(
+        staff.appointments.hold({
+          clinic_id: d.clinicId,
+          service_id: d.service,
+          start: end,
+          idempotency_key: "hold-1",
+        }),
+      ),
+    ).toBe("IDEMPOTENCY_KEY_REUSED");
+    const held = await d.asStaff.appointments.list({ clinic_id: d.clinicId, status: "held" });
+    expect(held.appointments.map((a) => a.id)).toEqual([first.id]);
+  });
+
   it("apply the rules of a booking: a closed or past start cannot be held", async () => {
     const d = await desk();
     const staff = d.staffAt(pinnedNow());

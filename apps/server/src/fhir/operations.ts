@@ -164,7 +164,11 @@ async function targetOf(caller: Caller, appointment: Appointment) {
 }
 
 /** $hold: a proposed Appointment becomes our hold (FHIR status pending, held_until as an extension). */
-export async function holdAppointment(caller: Caller, body: unknown): Promise<Appointment> {
+export async function holdAppointment(
+  caller: Caller,
+  body: unknown,
+  idempotencyKey: string | undefined,
+): Promise<Appointment> {
   const appointment = appointmentOf(body);
   if (appointment.status !== "proposed") throw invalid("status", "$hold takes a proposed Appointment");
   const target = await targetOf(caller, appointment);
@@ -173,6 +177,7 @@ export async function holdAppointment(caller: Caller, body: unknown): Promise<Ap
     service_id: target.serviceId,
     start: target.start.toISOString(),
     provider_id: target.providerId,
+    ...(idempotencyKey === undefined ? {} : { idempotency_key: idempotencyKey }),
   });
   return toAppointment(held);
 }

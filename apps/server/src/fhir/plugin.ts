@@ -175,7 +175,12 @@ export function fhirRoutes(app: FastifyInstance, options: FhirOptions): Promise<
     find: async (request, reply) =>
       send(reply, 200, await findAppointments(await callerOf(request), request.body, now())),
     hold: async (request, reply) =>
-      sendAppointment(request, reply, 201, await holdAppointment(await callerOf(request), request.body)),
+      sendAppointment(
+        request,
+        reply,
+        201,
+        await holdAppointment(await callerOf(request), request.body, header(request, "idempotency-key")),
+      ),
     book: async (request, reply) =>
       sendAppointment(
         request,

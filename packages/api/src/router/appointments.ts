@@ -53,6 +53,7 @@ export const appointmentsRouter = {
         path: "/v1/appointments/hold",
         status: 201,
         query: ["clinic_id"],
+        headers: { "idempotency-key": "idempotency_key" },
         summary:
           "Hold a slot for the clinic's hold_minutes while the booking is finished (book it with hold_id; at most 3 holds per caller)",
         tags: ["appointments"],

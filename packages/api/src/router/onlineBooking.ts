@@ -84,6 +84,7 @@ export const onlineBookingRouter = {
         method: "POST",
         path: `${clinicPath}/holds`,
         status: 201,
+        headers: { "idempotency-key": "idempotency_key" },
         summary:
           "Hold a slot for yourself while you enter your details (the clinic's hold_minutes; book it with hold_id)",
         tags,

@@ -17,18 +17,18 @@ export const patientInput = z.strictObject({
 /** The patient of their own booking: the e-mail is the token's, never sent. */
 export const selfPatientInput = z.strictObject({ name: patientName, phone_e164: phoneE164.optional() });
 
-/** What to hold (T2, T3): a start of a service, optionally with one provider. */
+/** What to hold (T2, T3): a start of a service, optionally with one provider; a retry with its Idempotency-Key answers the same hold. */
 export const holdTarget = {
   service_id: uuid,
   start: instantInput,
   provider_id: uuid.optional(),
+  idempotency_key: idempotencyKey,
 };
 
 /** What to book: a start of a service, optionally with one provider, or the caller's hold of it. */
 export const bookingTarget = {
   ...holdTarget,
   notes: appointmentNotes,
-  idempotency_key: idempotencyKey,
   /** The caller's own unexpired hold, which becomes this booking (same id; service and start must be the hold's). */
   hold_id: uuid.optional(),
 };
