@@ -7,7 +7,7 @@
 // gives the full answer or the error.
 import { createHash } from "node:crypto";
 import { sql } from "drizzle-orm";
-import { type Db, availabilityVersions, clinicMembers, clinics } from "@clinic/db";
+import { type Db, availabilityVersions, clinicMembers, clinics, hasCitus } from "@clinic/db";
 import { offeredRange } from "../../domain/slots.ts";
 import type { AvailabilityCache, CachedAvailability } from "./cache.ts";
 import { cacheKeyOf, computeAvailability } from "./cached.ts";
@@ -144,6 +144,19 @@ function buildLookupQuery(db: Db) {
 }
 const lookupQueries = new WeakMap<Db, ReturnType<typeof buildLookupQuery>>();
 
+/** Whether the database is a Citus cluster, asked once per handle. */
+const citus = new WeakMap<Db, Promise<boolean>>();
+function onCitus(db: Db): Promise<boolean> {
+  let known = citus.get(db);
+  if (!known) {
+    known = hasCitus(db);
+    citus.set(db, known);
+    // A failed question (the database away) is asked again next time.
+    known.catch(() => citus.delete(db));
+  }
+  return known;
+}
+
 /** The date range and the cache key of a request in a zone; null for a range the procedure refuses. */
 function keyOf(
   request: FastAvailabilityRequest,
@@ -239,6 +252,9 @@ export async function fastAvailability(
   request: FastAvailabilityRequest,
 ): Promise<FastAvailabilityAnswer | undefined> {
   if (!uuid.test(request.clinicId) || !uuid.test(request.userId)) return undefined;
+  // On Citus the batch's statement (rows of several clinics joined to a list) cannot be planned:
+  // the procedure answers there, with its one statement routed to the clinic's shard.
+  if (await onCitus(db)) return undefined;
   // The zone the clinic's answers were last computed in: a guess, checked by the lookup.
   const guess = cache.zoneOf(request.clinicId);
   const guessed = guess === undefined ? undefined : keyOf(request, guess);
