@@ -81,7 +81,10 @@ function fastifyClientError(error: unknown): { status: number; message: string }
 
 /** The seconds a RATE_LIMITED answer asks the client to wait (the Retry-After header). */
 function retryAfterOf(error: DomainError): number | undefined {
-  const seconds = error.domainCode === "RATE_LIMITED" ? error.extra?.retry_after_s : undefined;
+  const seconds =
+    error.domainCode === "RATE_LIMITED" || error.domainCode === "GUEST_RATE_LIMIT"
+      ? error.extra?.retry_after_s
+      : undefined;
   return typeof seconds === "number" ? seconds : undefined;
 }
 

@@ -16,6 +16,7 @@ const messages: Partial<Record<ClinicErrorCode, string>> = {
   PATIENT_DOUBLE_BOOKED: "You already have an appointment at this clinic at that time.",
   NO_SHOW_LIMIT: "Online booking is not open to you at this clinic at the moment. Please call the clinic.",
   RATE_LIMITED: "Too many attempts in a short time. Please wait a minute and try again.",
+  GUEST_RATE_LIMIT: "Too many attempts in a short time. Please wait a minute and try again.",
   UNAUTHENTICATED: "Please sign in first.",
   FORBIDDEN: "Your account may not do this here.",
   NOT_FOUND: "Not found: this clinic does not take bookings online, or the item is gone.",

@@ -141,6 +141,9 @@ export const distributedFunctions: readonly { signature: string; clinicArgument:
   { signature: "clinic_set_status(uuid,jsonb)", clinicArgument: "p_clinic_id" },
   { signature: "clinic_release_hold(uuid,jsonb)", clinicArgument: "p_clinic_id" },
   { signature: "clinic_expire_confirmation(uuid,jsonb)", clinicArgument: "p_clinic_id" },
+  // Messages, manage links and the waitlist (drizzle/0010_patient_messages.sql).
+  { signature: "clinic_event_message_kind(text,jsonb)", clinicArgument: null },
+  { signature: "clinic_plan_message(uuid,text,uuid,jsonb)", clinicArgument: "p_clinic_id" },
 ];
 
 /**

@@ -79,6 +79,13 @@ export const appointments = pgTable(
     rescheduledAt: instant("rescheduled_at"),
     /** Bumped by each reschedule: the iCalendar SEQUENCE of its event. */
     revision: integer("revision").notNull().default(0),
+    /**
+     * The secret of the appointment's manage link (§15): the link's token is the clinic, the
+     * appointment and this key (modules/manage), so a token is checked by one read of the row.
+     */
+    manageKey: uuid("manage_key")
+      .notNull()
+      .default(sql`gen_random_uuid()`),
   },
   (t) => [
     primaryKey({ name: "appointments_pkey", columns: [t.clinicId, t.id] }),

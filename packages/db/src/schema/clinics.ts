@@ -15,6 +15,10 @@ import {
 import { idColumn, instant, tenantRowId, timestamps } from "./columns.ts";
 import { users } from "./users.ts";
 
+/** The languages of patient messages (§15). */
+export const clinicLocales = ["en", "de"] as const;
+export type ClinicLocale = (typeof clinicLocales)[number];
+
 export const clinics = pgTable(
   "clinics",
   {
@@ -29,6 +33,10 @@ export const clinics = pgTable(
     holdMinutes: integer("hold_minutes").notNull().default(10),
     /** Patients with this many no-shows in the last 365 days may not book online (null: no limit, §13). */
     noShowLimit: integer("no_show_limit"),
+    /** The language of the messages patients get (§15). */
+    locale: text("locale", { enum: clinicLocales }).notNull().default("en"),
+    /** How long a waitlist offer holds its slot (minutes, §15). */
+    offerMinutes: integer("offer_minutes").notNull().default(30),
     // Reminders (docs/events.md#reminders): minutes before each appointment's start.
     reminderOffsetsMin: integer("reminder_offsets_min")
       .array()
@@ -41,6 +49,8 @@ export const clinics = pgTable(
     check("clinics_patient_cancel_cutoff_range", sql`${t.patientCancelCutoffMin} between 0 and 10080`),
     check("clinics_max_open_bookings_range", sql`${t.maxOpenBookingsPerPatient} between 1 and 100`),
     check("clinics_hold_minutes_range", sql`${t.holdMinutes} between 1 and 60`),
+    check("clinics_locale_check", sql`${t.locale} in ('en', 'de')`),
+    check("clinics_offer_minutes_range", sql`${t.offerMinutes} between 5 and 1440`),
     check("clinics_no_show_limit_range", sql`${t.noShowLimit} is null or ${t.noShowLimit} between 1 and 20`),
     check(
       "clinics_reminder_offsets",

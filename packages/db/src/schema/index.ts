@@ -4,3 +4,4 @@ export * from "./schedule.ts";
 export * from "./services.ts";
 export * from "./users.ts";
 export * from "./events.ts";
+export * from "./messages.ts";

@@ -5,6 +5,7 @@ export const eventTypes = [
   "appointment.rescheduled",
   "appointment.status_changed",
   "appointment.reminder",
+  "waitlist.offered",
   "provider.status_changed",
   "service.created",
   "service.updated",
