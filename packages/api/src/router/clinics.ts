@@ -1,5 +1,6 @@
 import type { TRPCRouterRecord } from "@trpc/server";
 import { z } from "zod";
+import { clinicLocales } from "@clinic/db";
 import { forbidden } from "../errors.ts";
 import { clinicOutput, createClinic, getClinic, listClinics, updateClinic } from "../modules/clinics/index.ts";
 import { nextCursorOutput, pageInput } from "../pagination.ts";
@@ -14,6 +15,8 @@ const settings = {
   reminder_offsets_min: z.array(z.number().int().min(5).max(20_160)).max(5).optional(),
   hold_minutes: z.number().int().min(1).max(60).optional(),
   no_show_limit: z.number().int().min(1).max(20).nullable().optional(),
+  locale: z.enum(clinicLocales).optional(),
+  offer_minutes: z.number().int().min(5).max(1440).optional(),
 };
 
 export const clinicsRouter = {

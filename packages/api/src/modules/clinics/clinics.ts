@@ -1,6 +1,6 @@
 import { and, eq, sql } from "drizzle-orm";
 import { z } from "zod";
-import { clinicMembers, clinics, type Db } from "@clinic/db";
+import { type ClinicLocale, clinicLocales, clinicMembers, clinics, type Db } from "@clinic/db";
 import { notFound, returnedRow } from "../../errors.ts";
 import { keyset } from "../../pagination.ts";
 import { instantOutput } from "../../schemas/wire.ts";
@@ -23,6 +23,10 @@ export const clinicOutput = z.object({
   hold_minutes: z.number().int(),
   /** Patients with this many no-shows in the last 365 days may not book online; null: no limit (§13). */
   no_show_limit: z.number().int().nullable(),
+  /** The language of the e-mails patients get: `en` or `de` (§15). */
+  locale: z.enum(clinicLocales),
+  /** How long a waitlist offer holds its slot, in minutes (§15). */
+  offer_minutes: z.number().int(),
   created_at: instantOutput,
   updated_at: instantOutput,
 });
@@ -40,6 +44,8 @@ export const toClinic = (row: ClinicRow): ClinicView => ({
   reminder_offsets_min: row.reminderOffsetsMin,
   hold_minutes: row.holdMinutes,
   no_show_limit: row.noShowLimit,
+  locale: row.locale,
+  offer_minutes: row.offerMinutes,
   created_at: row.createdAt,
   updated_at: row.updatedAt,
 });
@@ -60,6 +66,8 @@ export interface ClinicSettings {
   reminder_offsets_min?: number[] | undefined;
   hold_minutes?: number | undefined;
   no_show_limit?: number | null | undefined;
+  locale?: ClinicLocale | undefined;
+  offer_minutes?: number | undefined;
 }
 
 const columnsOf = (settings: ClinicSettings) => ({
@@ -73,6 +81,8 @@ const columnsOf = (settings: ClinicSettings) => ({
     : undefined,
   holdMinutes: settings.hold_minutes,
   noShowLimit: settings.no_show_limit,
+  locale: settings.locale,
+  offerMinutes: settings.offer_minutes,
 });
 
 /** Creates a clinic (the caller has been checked to be a global ADMIN). */
