@@ -24,11 +24,13 @@ import {
   fastAvailability,
   startWorkers,
   toDomainError,
+  type MailTransport,
 } from "@clinic/api";
 import type { Config } from "@clinic/config";
 import type { DbHandle } from "@clinic/db";
 import { assertSameSite, authenticate } from "./auth.ts";
 import { type WebOptions, registerWeb } from "./web.ts";
+import { type MailCatcher, registerDevMail } from "./mailCatcher.ts";
 import { fhirRoutes } from "./fhir/plugin.ts";
 import { createMetrics, registerMetricsRoutes } from "./metrics.ts";
 import { buildOpenApiDocument } from "./openapi.ts";
@@ -44,14 +46,17 @@ export interface AppOptions {
         | "requestTimeoutMs"
         | "availability"
         | "bookingRateLimit"
+        | "guestRateLimit"
         | "publicUrl"
         | "webhooks"
         | "jobPollIntervalMs"
         | "metricsToken"
       >
     >;
-  /** Run this process's background workers (webhook deliveries, reminders); default false. */
+  /** Run this process's background workers (webhook deliveries, reminders, e-mails, the waitlist); default false. */
   workers?: boolean;
+  /** How often the workers run the waitlist matcher (default 5 s; tests shorten it). */
+  waitlistIntervalMs?: number;
   /** Request timeouts (default: config.requestTimeoutMs, 30 s, for a whole request, 10 s for its head). */
   limits?: RequestLimits;
   database: DbHandle;
@@ -64,6 +69,19 @@ export interface AppOptions {
   now?: () => Date;
   /** The reference web pages and the development sign-in (docs/web.md); absent = API only. */
   web?: WebOptions;
+  /**
+   * How the workers send patient e-mails (docs/messages.md): a transport (null: recorded
+   * `skipped`), the From: address, the base of manage links (default the config's PUBLIC_URL), and
+   * a local catcher whose mails /dev/mail shows (development).
+   */
+  mail?: { transport: MailTransport | null; from: string; publicUrl?: string | undefined; catcher?: MailCatcher };
+}
+
+/** A manage link's token is a credential: request logs show `/manage/…` paths (and /trpc's manage calls) without it. */
+export function redactUrl(url: string): string {
+  return url
+    .replace(/\/manage\/[^/?#]+/g, "/manage/[redacted]")
+    .replace(/^(\/trpc\/[^?]*manage\.[^?]*)\?.*$/, "$1?[redacted]");
 }
 
 const contextKey = Symbol("clinic-context");
@@ -92,10 +110,28 @@ class RateLimitedError extends Error {
   readonly statusCode = 429;
 }
 
+/** The user id of a visitor without a token on the fast path: no member has it. */
+const nobody = "00000000-0000-0000-0000-000000000000";
+
 /** Builds the HTTP application (REST /v1, /trpc, health, OpenAPI and docs) without listening. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: options.logger ?? { level: options.config.logLevel },
+    logger:
+      options.logger === false
+        ? false
+        : {
+            level: options.config.logLevel,
+            ...(typeof options.logger === "object" ? options.logger : {}),
+            // A manage link's token never reaches a log line (§15).
+            serializers: {
+              req: (request: FastifyRequest) => ({
+                method: request.method,
+                url: redactUrl(request.url),
+                host: request.host,
+                remoteAddress: request.ip,
+              }),
+            },
+          },
     genReqId: (request) => {
       const given = request.headers["x-request-id"];
       return typeof given === "string" && /^[\w.-]{1,100}$/.test(given) ? given : randomUUID();
@@ -111,6 +147,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const limits = {
     maxSlotsPerAnswer: availability?.maxSlots ?? defaultApiLimits.maxSlotsPerAnswer,
     bookingWritesPerMinute: options.config.bookingRateLimit ?? defaultApiLimits.bookingWritesPerMinute,
+    guestWritesPerMinute: options.config.guestRateLimit ?? defaultApiLimits.guestWritesPerMinute,
   };
   const provisioner = new UserProvisioner();
   const db = options.database.db;
@@ -126,6 +163,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         user: auth.user,
         authError: auth.authError,
         requestId: request.id,
+        clientAddress: request.ip,
         availabilityCache,
         limits,
         publicUrl: options.config.publicUrl ?? `${request.protocol}://${request.host}`,
@@ -278,10 +316,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     )
       return undefined;
     const auth = await authenticate(request, options.verifier, provisioner, db);
-    if (!auth.user) return undefined;
+    // O3 answers guests too (§15): a visitor is nobody's member, which is all the lookup asks.
+    if (!auth.user && (kind !== "online" || auth.authError !== null)) return undefined;
     const ifNoneMatch = request.headers["if-none-match"];
     return fastAvailability(db, availabilityCache, {
-      userId: auth.user.id,
+      userId: auth.user?.id ?? nobody,
       clinicId: clinic,
       serviceId,
       providerId,
@@ -307,6 +346,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     { prefix: "/fhir/R4" },
   );
   if (options.web) await registerWeb(app, options.web);
+  if (options.mail?.catcher) registerDevMail(app, options.mail.catcher);
 
   if (options.workers) {
     const workers = await startWorkers(options.database, {
@@ -314,6 +354,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       retryDelaysS: options.config.webhooks?.retryDelaysS ?? [5, 30, 120, 600, 1800, 7200, 21600, 86400],
       timeoutMs: 10_000,
       pollingIntervalSeconds: (options.config.jobPollIntervalMs ?? 1000) / 1000,
+      waitlistIntervalMs: options.waitlistIntervalMs,
+      now: options.now,
+      mail: {
+        transport: options.mail?.transport ?? null,
+        from: options.mail?.from ?? "Clinic Scheduling <no-reply@localhost>",
+        publicUrl: options.mail?.publicUrl ?? options.config.publicUrl ?? "http://127.0.0.1:3000",
+      },
       onError: (error) => {
         app.log.error({ err: error }, "job queue error");
       },

@@ -1,12 +1,13 @@
 import cluster from "node:cluster";
 import { performance } from "node:perf_hooks";
 import type { FastifyInstance } from "fastify";
-import { createTokenVerifier, installJobQueue, mintToken } from "@clinic/api";
+import { createTokenVerifier, installJobQueue, mintToken, smtpTransport } from "@clinic/api";
 import { ConfigError, type Config, loadConfig } from "@clinic/config";
 import { type DbHandle, migrate, openDatabase } from "@clinic/db";
-import { buildApp } from "./app.ts";
+import { type AppOptions, buildApp } from "./app.ts";
 import { type DemoInfo, demoTokens, devUsers, findDemo, findDemoClinic, isEmpty, seedDemo } from "./demo.ts";
 import type { WebOptions } from "./web.ts";
+import { startMailCatcher } from "./mailCatcher.ts";
 import { devAdmin, resolveJwtSecret } from "./secrets.ts";
 
 function fail(message: string): never {
@@ -48,6 +49,7 @@ async function serve(config: Config, database: DbHandle, secret: string | undefi
     verifier,
     workers: true,
     web: await webOptions(config, database, secret),
+    mail: await mailOptions(config),
   });
   let closing = false;
   const shutdown = (signal: string) => {
@@ -72,6 +74,22 @@ async function serve(config: Config, database: DbHandle, secret: string | undefi
   });
   await app.listen({ port: config.port, host: config.host });
   return app;
+}
+
+/**
+ * How patient e-mails leave (docs/messages.md): through SMTP_URL; without it, a production start
+ * records them `skipped`, and any other start sends them to a local catcher shown at /dev/mail.
+ */
+async function mailOptions(config: Config): Promise<NonNullable<AppOptions["mail"]>> {
+  const publicUrl =
+    config.publicUrl ?? `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${String(config.port)}`;
+  if (config.mail.smtpUrl) return { transport: smtpTransport(config.mail.smtpUrl), from: config.mail.from, publicUrl };
+  if (config.nodeEnv === "production") {
+    console.warn("SMTP_URL is not set: patient e-mails are recorded as skipped, not sent");
+    return { transport: null, from: config.mail.from, publicUrl };
+  }
+  const catcher = await startMailCatcher();
+  return { transport: smtpTransport(catcher.url), from: config.mail.from, publicUrl, catcher };
 }
 
 /**
@@ -118,17 +136,19 @@ async function start(config: Config): Promise<void> {
     port = typeof address === "object" && address ? address.port : config.port;
   } else {
     await database.close();
-    port = await forkWorkers(config.workers);
+    port = await forkWorkers(config.workers, config.port);
   }
   await printBanner(config, { secret, demo }, port, started);
 }
 
 /** Forks `count` workers and answers the port they listen on, once all of them do. */
-async function forkWorkers(count: number): Promise<number> {
+async function forkWorkers(count: number, configuredPort: number): Promise<number> {
   let stopping = false;
   const listening = new Promise<number>((resolve) => {
     let ready = 0;
     cluster.on("listening", (_worker, address) => {
+      // Only the HTTP server counts: a worker's development mail catcher listens too.
+      if (configuredPort !== 0 && address.port !== configuredPort) return;
       ready += 1;
       if (ready === count) resolve(address.port);
     });
@@ -174,6 +194,8 @@ async function printBanner(config: Config, prepared: Prepared, port: number, sta
   if (demo) console.log(`  Booking page: ${base}/book/${demo.clinicId}   Front desk: ${base}/desk/${demo.clinicId}`);
   if (secret && config.jwt.secret === undefined && config.nodeEnv !== "production")
     console.log(`  Sign in to the pages as a demo user (development): ${base}/dev/sign-in`);
+  if (!config.mail.smtpUrl && config.nodeEnv !== "production")
+    console.log(`  E-mails to patients (development, no SMTP_URL): ${base}/dev/mail`);
   if (secret && config.nodeEnv !== "production") {
     const token = await mintToken(
       secret,

@@ -24,7 +24,15 @@ const tampered = {
   "not a uuid": encode(["2027-01-01T00:00:00.000Z", "not-a-uuid"]),
 };
 /** Lists sorted by an instant first also refuse a first key that is not one. */
-const instantKeyed = new Set(["appointments.list", "audit.list", "me.appointments", "webhooks.deliveries"]);
+const instantKeyed = new Set([
+  "appointments.list",
+  "audit.list",
+  "me.appointments",
+  "messages.list",
+  "waitlist.list",
+  "waitlist.mine",
+  "webhooks.deliveries",
+]);
 
 /** Path parameters besides the clinic, made in the test's clinic. */
 const pathParameters: Record<string, (db: Db, clinicId: string) => Promise<Record<string, string>>> = {
@@ -51,8 +59,11 @@ describe("lists", () => {
       "clinics.list",
       "me.appointments",
       "members.list",
+      "messages.list",
       "providers.list",
       "services.list",
+      "waitlist.list",
+      "waitlist.mine",
       "webhooks.deliveries",
     ]);
   });

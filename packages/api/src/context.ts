@@ -10,6 +10,8 @@ export interface Context {
   /** Why authentication failed, when a token was presented but refused. */
   authError: string | null;
   requestId: string;
+  /** The client's address (guest writes are limited per address, §15). */
+  clientAddress: string;
   /** Process-wide availability cache (coherent through database versions). */
   availabilityCache: AvailabilityCache;
   /** The clock; tests may pin it. */
@@ -38,15 +40,22 @@ export interface ApiLimits {
   maxSlotsPerAnswer: number;
   /** Booking writes (book, reschedule, patient cancel) one user may make per minute, across processes. */
   bookingWritesPerMinute: number;
+  /** Guest writes (O4 without a token) one client address may make per minute, across processes. */
+  guestWritesPerMinute: number;
 }
 
-export const defaultApiLimits: ApiLimits = { maxSlotsPerAnswer: 10_000, bookingWritesPerMinute: 30 };
+export const defaultApiLimits: ApiLimits = {
+  maxSlotsPerAnswer: 10_000,
+  bookingWritesPerMinute: 30,
+  guestWritesPerMinute: 10,
+};
 
 export interface ContextInnerOptions {
   db: Db;
   user: AuthUser | null;
   authError?: string | null;
   requestId?: string;
+  clientAddress?: string;
   availabilityCache?: AvailabilityCache;
   now?: () => Date;
   limits?: ApiLimits;
@@ -62,6 +71,7 @@ export function createContextInner(options: ContextInnerOptions): Context {
     user: options.user,
     authError: options.authError ?? null,
     requestId: options.requestId ?? crypto.randomUUID(),
+    clientAddress: options.clientAddress ?? "127.0.0.1",
     availabilityCache: options.availabilityCache ?? new AvailabilityCache(),
     now: options.now ?? (() => new Date()),
     limits: options.limits ?? defaultApiLimits,

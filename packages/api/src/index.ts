@@ -11,6 +11,7 @@ export {
   etagOf,
   matchesEtag,
 } from "./modules/availability/index.ts";
+export { type MailTransport, type OutgoingMail, smtpTransport } from "./modules/messages/index.ts";
 export { deliveryCountsByStatus, oldestPendingDeliveryAgeS } from "./modules/webhooks/index.ts";
 export {
   type AuthUser,

@@ -116,14 +116,33 @@ async function clinicIdOf(getRawInput: () => Promise<unknown>): Promise<string> 
   return parsed.data.clinic_id.toLowerCase();
 }
 
+/** The clinic named by `clinic_id`, when it takes online bookings; 404 for any other (not revealed). */
+const onlineClinic = t.middleware(async ({ ctx, next, getRawInput }) => {
+  const clinic = await authorizeOnlineBooking(ctx.db, await clinicIdOf(getRawInput));
+  return next({ ctx: { clinic } });
+});
+
 /**
  * A patient procedure of the clinic named by `clinic_id`: any authenticated user, for a clinic
  * that takes online bookings; 404 for any other clinic id (its existence is not revealed).
  * Adds `ctx.clinic`.
  */
 export function onlineBookingProcedure(base: typeof protectedProcedure = protectedProcedure) {
-  return base.use(async ({ ctx, next, getRawInput }) => {
-    const clinic = await authorizeOnlineBooking(ctx.db, await clinicIdOf(getRawInput));
-    return next({ ctx: { ...ctx, clinic } });
-  });
+  return base.use(onlineClinic);
+}
+
+/**
+ * A procedure of an online-booking clinic open to anyone, signed in or not (§15 guests: O1–O3,
+ * a guest's O4): `ctx.user` may be null. Adds `ctx.clinic`.
+ */
+export const guestBookingProcedure = publicProcedure.use(onlineClinic);
+
+/** A guest's write (O4 without a token, a manage link's change) counts against its client address's limit (§15). */
+export function guestWritesOf(ctx: { clientAddress: string; limits: { guestWritesPerMinute: number } }): RateLimit {
+  return {
+    key: `guest-writes:${ctx.clientAddress}`,
+    max: ctx.limits.guestWritesPerMinute,
+    windowMs: 60_000,
+    code: "GUEST_RATE_LIMIT",
+  };
 }

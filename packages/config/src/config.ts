@@ -95,6 +95,17 @@ const envSchema = z.object({
     z.string().min(16, "METRICS_TOKEN must be at least 16 characters").optional(),
   ),
   BOOKING_RATE_LIMIT: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(1_000_000).default(30)),
+  GUEST_RATE_LIMIT: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(1_000_000).default(10)),
+  SMTP_URL: z.preprocess(
+    emptyToUndefined,
+    z
+      .url({
+        protocol: /^smtps?$/,
+        message: "must be an smtp:// or smtps:// URL, e.g. smtps://user:password@mail.example:465",
+      })
+      .optional(),
+  ),
+  MAIL_FROM: z.preprocess(emptyToUndefined, z.string().min(3).default("Clinic Scheduling <no-reply@localhost>")),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -123,6 +134,13 @@ export interface Config {
   availability: { maxSlots: number; cacheMb: number };
   /** Booking writes one user may make per minute, across every server process. */
   bookingRateLimit: number;
+  /** Guest writes (O4 without a token) one client address may make per minute, across every server process. */
+  guestRateLimit: number;
+  /**
+   * Patient e-mails (docs/messages.md): the SMTP server, or none — then a development start runs a
+   * local catcher (shown at /dev/mail) and a production start records every message `skipped`.
+   */
+  mail: { smtpUrl: string | undefined; from: string };
   /** The bearer token /metrics requires; unset = /metrics answers 404. */
   metricsToken: string | undefined;
   /** The service's public base URL for links it hands out (calendar feeds); unset = the request's own host. */
@@ -181,6 +199,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
     availability: { maxSlots: e.AVAILABILITY_MAX_SLOTS, cacheMb: e.AVAILABILITY_CACHE_MB },
     bookingRateLimit: e.BOOKING_RATE_LIMIT,
+    guestRateLimit: e.GUEST_RATE_LIMIT,
+    mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM },
     metricsToken: e.METRICS_TOKEN,
     publicUrl: e.PUBLIC_URL,
     webhooks: { allowPrivate: e.WEBHOOK_ALLOW_PRIVATE, retryDelaysS: e.WEBHOOK_RETRY_DELAYS_S },

@@ -19,6 +19,25 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ METRICS_TOKEN: "short" })).toThrow(/METRICS_TOKEN/);
   });
 
+  it("reads the mail settings and the guest limit (docs/messages.md)", () => {
+    expect(loadConfig({})).toMatchObject({
+      guestRateLimit: 10,
+      mail: { smtpUrl: undefined, from: "Clinic Scheduling <no-reply@localhost>" },
+    });
+    const config = loadConfig({
+      SMTP_URL: "smtps://user:pa%40ss@mail.example:465",
+      MAIL_FROM: "Praxis <hello@praxis.example>",
+      GUEST_RATE_LIMIT: "3",
+    });
+    expect(config.mail).toEqual({
+      smtpUrl: "smtps://user:pa%40ss@mail.example:465",
+      from: "Praxis <hello@praxis.example>",
+    });
+    expect(config.guestRateLimit).toBe(3);
+    expect(() => loadConfig({ SMTP_URL: "https://mail.example" })).toThrow(/SMTP_URL/);
+    expect(() => loadConfig({ GUEST_RATE_LIMIT: "0" })).toThrow(/GUEST_RATE_LIMIT/);
+  });
+
   it("parses lists and numbers", () => {
     const config = loadConfig({ PORT: "8080", ALLOWED_ORIGINS: "https://a.example, https://b.example" });
     expect(config.port).toBe(8080);

@@ -8,10 +8,14 @@ import { closuresRouter } from "./closures.ts";
 import { dateOverridesRouter } from "./dateOverrides.ts";
 import { eventsRouter } from "./events.ts";
 import { meRouter } from "./me.ts";
+import { manageRouter } from "./manage.ts";
 import { membersRouter } from "./members.ts";
+import { messagesRouter } from "./messages.ts";
+import { nextFreeRouter } from "./nextFree.ts";
 import { onlineBookingRouter } from "./onlineBooking.ts";
 import { providersRouter } from "./providers.ts";
 import { servicesRouter } from "./services.ts";
+import { waitlistRouter } from "./waitlist.ts";
 import { webhooksRouter } from "./webhooks.ts";
 import { workHoursRouter } from "./workHours.ts";
 
@@ -32,6 +36,10 @@ export const appRouter = router({
   events: eventsRouter,
   calendarFeeds: calendarFeedsRouter,
   webhooks: webhooksRouter,
+  waitlist: waitlistRouter,
+  nextFree: nextFreeRouter,
+  messages: messagesRouter,
+  manage: manageRouter,
 });
 
 export type AppRouter = typeof appRouter;

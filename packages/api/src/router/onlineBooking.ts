@@ -3,18 +3,19 @@ import { z } from "zod";
 import { availabilityOutput } from "../modules/availability/index.ts";
 import { appointmentOutput } from "../modules/booking/index.ts";
 import { onlineClinicOutput, onlineServiceOutput, onlineServices, toOnlineClinic } from "../modules/patients/index.ts";
-import { bookingErrors, bookingTarget, holdTarget, selfPatientInput } from "../schemas/booking.ts";
+import { bookingErrors, bookingTarget, holdTarget, onlinePatientInput } from "../schemas/booking.ts";
 import { uuid } from "../schemas/wire.ts";
-import { bookingWriteProcedure, onlineBookingProcedure } from "../trpc.ts";
+import { DomainError, validationFailed } from "../errors.ts";
+import { bookingWriteProcedure, guestBookingProcedure, onlineBookingProcedure } from "../trpc.ts";
 import { availabilityFor, availabilityInput } from "./shared/availability.ts";
-import { bookFor } from "./shared/booking.ts";
+import { bookAsGuest, bookFor, observed } from "./shared/booking.ts";
 
 const tags = ["online booking"] as const;
 const clinicPath = "/v1/booking/clinics/:clinic_id";
 
 /** O1–O4: a clinic's booking page, for any authenticated user; 404 for clinics without online booking. */
 export const onlineBookingRouter = {
-  clinic: onlineBookingProcedure()
+  clinic: guestBookingProcedure
     .meta({
       rest: {
         method: "GET",
@@ -27,7 +28,7 @@ export const onlineBookingRouter = {
     .output(onlineClinicOutput)
     .query(({ ctx }) => toOnlineClinic(ctx.clinic)),
 
-  services: onlineBookingProcedure()
+  services: guestBookingProcedure
     .meta({
       rest: { method: "GET", path: `${clinicPath}/services`, summary: "The clinic's bookable services, by name", tags },
     })
@@ -35,7 +36,7 @@ export const onlineBookingRouter = {
     .output(z.object({ services: z.array(onlineServiceOutput) }))
     .query(async ({ ctx }) => ({ services: await onlineServices(ctx.db, ctx.clinic.id) })),
 
-  availability: onlineBookingProcedure()
+  availability: guestBookingProcedure
     .meta({
       rest: {
         method: "GET",
@@ -50,7 +51,7 @@ export const onlineBookingRouter = {
     .output(availabilityOutput)
     .query(({ ctx, input }) => availabilityFor(ctx, input)),
 
-  book: onlineBookingProcedure(bookingWriteProcedure)
+  book: guestBookingProcedure
     .meta({
       rest: {
         method: "POST",
@@ -58,25 +59,36 @@ export const onlineBookingRouter = {
         status: 201,
         headers: { "idempotency-key": "idempotency_key" },
         summary:
-          "Book for yourself (the e-mail is your token's; you hold at most the clinic's maximum of upcoming appointments)",
+          "Book for yourself (signed in: the e-mail is your token's, at most the clinic's maximum of upcoming appointments). Without a token, a guest gives name and e-mail and gets a hold for the clinic's hold_minutes and an e-mail with a link that confirms it",
         tags,
-        errors: [...bookingErrors, "BOOKING_LIMIT", "NO_SHOW_LIMIT", "RATE_LIMITED"],
+        errors: [...bookingErrors, "BOOKING_LIMIT", "NO_SHOW_LIMIT", "RATE_LIMITED", "GUEST_RATE_LIMIT"],
       },
     })
-    .input(z.strictObject({ clinic_id: uuid, ...bookingTarget, patient: selfPatientInput }))
+    .input(z.strictObject({ clinic_id: uuid, ...bookingTarget, patient: onlinePatientInput }))
     .output(appointmentOutput)
-    .mutation(({ ctx, input }) =>
-      bookFor(ctx, input, {
-        patient: {
-          name: input.patient.name,
-          email: ctx.user.email,
-          phone_e164: input.patient.phone_e164 ?? ctx.user.phoneE164 ?? undefined,
-        },
-        patientUserId: ctx.user.id,
-        openBookingLimit: ctx.clinic.maxOpenBookingsPerPatient,
-        patientBooking: true,
-      }),
-    ),
+    .mutation(async ({ ctx, input }) => {
+      const user = ctx.user;
+      // A token that was sent but refused is not a guest: it is told why (401).
+      if (ctx.authError !== null) throw new DomainError("UNAUTHENTICATED", ctx.authError);
+      if (!user) return bookAsGuest(ctx, input);
+      if (input.patient.email !== undefined && input.patient.email.toLowerCase() !== user.email.toLowerCase())
+        throw validationFailed(
+          "patient.email",
+          "a signed-in patient books with the e-mail of their account; leave it out",
+        );
+      return observed(ctx, "onlineBooking.book", () =>
+        bookFor({ ...ctx, user }, input, {
+          patient: {
+            name: input.patient.name,
+            email: user.email,
+            phone_e164: input.patient.phone_e164 ?? user.phoneE164 ?? undefined,
+          },
+          patientUserId: user.id,
+          openBookingLimit: ctx.clinic.maxOpenBookingsPerPatient,
+          patientBooking: true,
+        }),
+      );
+    }),
 
   hold: onlineBookingProcedure(bookingWriteProcedure)
     .meta({

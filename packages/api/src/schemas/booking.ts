@@ -14,8 +14,11 @@ export const patientInput = z.strictObject({
   phone_e164: phoneE164.optional(),
 });
 
-/** The patient of their own booking: the e-mail is the token's, never sent. */
-export const selfPatientInput = z.strictObject({ name: patientName, phone_e164: phoneE164.optional() });
+/**
+ * The patient of an online booking (O4): signed in, the e-mail is the token's (leave it out); a
+ * guest gives it, and the confirm link goes there.
+ */
+export const onlinePatientInput = patientInput;
 
 /** What to hold (T2, T3): a start of a service, optionally with one provider; a retry with its Idempotency-Key answers the same hold. */
 export const holdTarget = {

@@ -205,7 +205,9 @@ export async function listAppointments(
  * another patient's appointment is not revealed).
  */
 export interface AppointmentActor {
-  userId: string;
+  /** Who acts; null for a manage link's holder who has no account (a guest, §15). */
+  userId: string | null;
+  /** "any": staff, or a manage link's holder (the link is the appointment's own credential). */
   may: "any" | "booked-by-me" | "mine-as-patient";
   /** For a patient: how many minutes before the start they may still change it (else 409). */
   cutoffMin?: number;

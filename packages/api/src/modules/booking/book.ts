@@ -16,7 +16,8 @@ export interface PatientInput {
 export interface BookingRequest {
   clinicId: string;
   timeZone: string;
-  userId: string;
+  /** Who books; null for a guest's hold (§15 O4 without a token) and for the waitlist's offers. */
+  userId: string | null;
   serviceId: string;
   start: Date;
   providerId?: string | undefined;
@@ -35,6 +36,12 @@ export interface BookingRequest {
   holdId?: string | undefined;
   /** A patient's own booking or hold (O4, T3): pending when the service requires confirmation; the no-show limit applies. */
   patientBooking?: boolean | undefined;
+  /** A hold offered to this waitlist entry (§15): the entry becomes `offered`, or 409 CONFLICT when it no longer waits. */
+  waitlistEntryId?: string | undefined;
+  /** A hold's length instead of the clinic's hold_minutes (a waitlist offer lasts offer_minutes). */
+  holdMinutes?: number | undefined;
+  /** A message planned with the write besides its event's (a guest's hold: `guest_confirm`). */
+  message?: "guest_confirm" | undefined;
 }
 
 /** The time a booking occupies its provider: its own, widened by its service's buffers. */
@@ -103,6 +110,9 @@ export async function bookAppointment(
     open_limit:
       request.openBookingLimit !== undefined && request.patientUserId !== undefined ? request.openBookingLimit : null,
     now: now.toISOString(),
+    waitlist_entry_id: request.waitlistEntryId ?? null,
+    hold_minutes: request.holdMinutes ?? null,
+    message: request.message ?? null,
   };
   if (request.holdId !== undefined) return bookHold(db, request, request.holdId, idem, common, now);
   for (let attempt = 0; attempt < 3; attempt++) {

@@ -140,7 +140,7 @@ export async function replayOrRefuse(
   db: Db,
   fn: "clinic_book_appointment" | "clinic_reschedule_appointment",
   clinicId: string,
-  userId: string,
+  userId: string | null,
   idem: { key: string; hash: string },
   refusal: DomainError,
 ): Promise<{ appointment: AppointmentView; replayed: boolean }> {

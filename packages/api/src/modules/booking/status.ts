@@ -54,7 +54,7 @@ export async function changeAppointmentStatus(db: Db, change: StatusChange, now:
  */
 export async function releaseHold(
   db: Db,
-  hold: { clinicId: string; id: string; userId: string; isAdmin: boolean },
+  hold: { clinicId: string; id: string; userId: string | null; isAdmin: boolean },
 ): Promise<void> {
   const answer = releaseAnswer.parse(
     await callClinicFunction(db, "clinic_release_hold", hold.clinicId, {

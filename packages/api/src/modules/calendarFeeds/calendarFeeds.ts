@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { and, asc, eq, gte, lt, notInArray } from "drizzle-orm";
-import ical from "ical-generator";
+import ical, { ICalCalendarMethod, ICalEventStatus } from "ical-generator";
 import { z } from "zod";
 import { appointments, calendarFeeds, clinics, type Db } from "@clinic/db";
 import { notFound, returnedRow } from "../../errors.ts";
@@ -145,5 +145,43 @@ export async function renderCalendarFeed(db: Db, token: string, now: Date): Prom
       description: `with ${row.providerName}`,
     });
   }
+  return calendar.toString();
+}
+
+/** One appointment as a message's attachment (§15): the same UID, times and SEQUENCE as in a feed. */
+export interface AppointmentEvent {
+  id: string;
+  clinicName: string;
+  serviceName: string;
+  providerName: string;
+  start: Date;
+  end: Date;
+  updatedAt: Date;
+  revision: number;
+  /** A cancellation withdraws the event (METHOD:CANCEL, STATUS:CANCELLED). */
+  canceled: boolean;
+}
+
+/**
+ * The iCalendar (RFC 5545) text of one appointment, for an e-mail's `.ics` attachment. Its UID is
+ * the appointment's id, as in every calendar feed, so a calendar that has both shows one event,
+ * and a later message (moved: a higher SEQUENCE; canceled: METHOD:CANCEL) updates that event.
+ */
+export function appointmentIcs(event: AppointmentEvent): string {
+  const calendar = ical({
+    name: event.clinicName,
+    prodId: { company: "Clinic Scheduling Service", product: "appointment" },
+    method: event.canceled ? ICalCalendarMethod.CANCEL : ICalCalendarMethod.PUBLISH,
+  });
+  calendar.createEvent({
+    id: event.id,
+    start: event.start,
+    end: event.end,
+    stamp: event.updatedAt,
+    sequence: event.revision,
+    summary: `${event.serviceName} – ${event.clinicName}`,
+    description: `with ${event.providerName}`,
+    status: event.canceled ? ICalEventStatus.CANCELLED : ICalEventStatus.CONFIRMED,
+  });
   return calendar.toString();
 }

@@ -16,6 +16,7 @@ export const queueNames = {
   webhookDelivery: "webhook-delivery",
   appointmentReminder: "appointment-reminder",
   confirmationExpiry: "confirmation-expiry",
+  messageSend: "message-send",
 } as const;
 export type QueueName = (typeof queueNames)[keyof typeof queueNames];
 
@@ -184,6 +185,7 @@ export class JobWorkers {
   private dispatching: NodeJS.Timeout | undefined;
   private dispatchRound: Promise<unknown> = Promise.resolve();
   private readonly workerIds: string[] = [];
+  private readonly repeating: { handle: NodeJS.Timeout | undefined; running: Promise<unknown> }[] = [];
 
   constructor(
     database: Database,
@@ -255,8 +257,34 @@ export class JobWorkers {
     this.dispatching = setTimeout(round, 0);
   }
 
+  /**
+   * Runs `task` every `intervalMs` (the first run at once), one run at a time, until `stop()`; a
+   * failing run is reported through `onError` and the next one runs as planned.
+   */
+  runEvery(intervalMs: number, task: () => Promise<unknown>): void {
+    const timer: { handle: NodeJS.Timeout | undefined; running: Promise<unknown> } = {
+      handle: undefined,
+      running: Promise.resolve(),
+    };
+    const round = () => {
+      timer.running = task().catch((error: unknown) =>
+        this.options.onError?.(error instanceof Error ? error : new Error(String(error))),
+      );
+      void timer.running.finally(() => {
+        if (timer.handle) timer.handle = setTimeout(round, intervalMs);
+      });
+    };
+    timer.handle = setTimeout(round, 0);
+    this.repeating.push(timer);
+  }
+
   /** Stops polling, waiting for running jobs (up to `timeoutMs`). */
   async stop(timeoutMs = 5_000): Promise<void> {
+    for (const timer of this.repeating.splice(0)) {
+      clearTimeout(timer.handle);
+      timer.handle = undefined;
+      await timer.running;
+    }
     if (this.dispatching) {
       clearTimeout(this.dispatching);
       this.dispatching = undefined;

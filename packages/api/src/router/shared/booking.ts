@@ -3,7 +3,8 @@
 import type { Context } from "../../context.ts";
 import type { AuthUser } from "../../modules/identity/index.ts";
 import { type AppointmentView, type BookingRequest, bookAppointment } from "../../modules/booking/index.ts";
-import { bookingWritesOf } from "../../trpc.ts";
+import { toDomainError, validationFailed } from "../../errors.ts";
+import { bookingWritesOf, guestWritesOf } from "../../trpc.ts";
 
 /** What both booking routes take from their input. */
 export interface BookingTargetInput {
@@ -39,4 +40,65 @@ export async function bookFor(
     ctx.now(),
   );
   return appointment;
+}
+
+/** Reports a booking write's outcome to the observer (as `bookingWriteProcedure` does for its routes). */
+export async function observed<T>(ctx: Pick<Context, "observer">, path: string, write: () => Promise<T>): Promise<T> {
+  try {
+    const result = await write();
+    ctx.observer.bookingWrite(path, "ok");
+    return result;
+  } catch (error) {
+    ctx.observer.bookingWrite(path, toDomainError(error).domainCode);
+    throw error;
+  }
+}
+
+/**
+ * A guest's booking (O4 without a token, §15): a hold for the clinic's hold_minutes in the
+ * patient's name and e-mail, with the confirm request e-mailed to them (its link books it). No
+ * account is made. Counted against the client address's guest limit (429 GUEST_RATE_LIMIT).
+ */
+export function bookAsGuest(
+  ctx: Pick<Context, "db" | "now" | "limits" | "clientAddress" | "observer"> & {
+    clinic: { id: string; timezone: string };
+  },
+  input: BookingTargetInput & {
+    patient: { name: string; email?: string | undefined; phone_e164?: string | undefined };
+  },
+): Promise<AppointmentView> {
+  if (input.patient.email === undefined)
+    throw validationFailed(
+      "patient.email",
+      "a guest gives an e-mail address: the link that confirms the booking goes there",
+    );
+  if (input.hold_id !== undefined)
+    throw validationFailed("hold_id", "a guest's booking is itself a hold; it is confirmed by the e-mailed link");
+  if (input.idempotency_key !== undefined)
+    throw validationFailed(
+      "idempotency_key",
+      "Idempotency-Key is for signed-in callers; a guest's retry gets SLOT_UNAVAILABLE while the first hold keeps the time",
+    );
+  const email = input.patient.email;
+  return observed(ctx, "onlineBooking.book", async () => {
+    const { appointment } = await bookAppointment(
+      ctx.db,
+      {
+        clinicId: ctx.clinic.id,
+        timeZone: ctx.clinic.timezone,
+        userId: null,
+        serviceId: input.service_id,
+        start: input.start,
+        providerId: input.provider_id,
+        notes: input.notes,
+        patient: { name: input.patient.name, email, phone_e164: input.patient.phone_e164 },
+        patientBooking: true,
+        kind: "hold",
+        message: "guest_confirm",
+        rateLimit: guestWritesOf(ctx),
+      },
+      ctx.now(),
+    );
+    return appointment;
+  });
 }
