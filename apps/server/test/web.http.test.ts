@@ -24,8 +24,8 @@ const devUser = {
 describe("the pages, with the development sign-in", () => {
   const t = useTestApp({ web: { distDir: `${dist}/`, devSignIn: { secret: testSecret, users: [devUser] } } });
 
-  it("serves the page at /, /book/{id} and /desk/{id}, assets cached for good, unknown paths still problem+json", async () => {
-    for (const url of ["/", `/book/${clinicId}`, `/desk/${clinicId}`]) {
+  it("serves the page at /, /book/{id}, /desk/{id} and /manage/{token}, assets cached for good, unknown paths still problem+json", async () => {
+    for (const url of ["/", `/book/${clinicId}`, `/desk/${clinicId}`, `/manage/${"A".repeat(64)}`]) {
       const page = await t.app.inject({ method: "GET", url });
       expect(page.statusCode).toBe(200);
       expect(page.headers["content-type"]).toMatch(/^text\/html/);

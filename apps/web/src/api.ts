@@ -32,4 +32,15 @@ export function messageOf(error: unknown): string {
   return problemOf(error)?.detail ?? "Something went wrong. Please try again.";
 }
 
+/**
+ * Like `messageOf`, and for a validation failure also which entry is wrong and why, under the
+ * form's own labels (`labels`: the API's field name → the label the person sees).
+ */
+export function messageWithFields(error: unknown, labels: Record<string, string>): string {
+  const problem = problemOf(error);
+  if (problem?.code !== "VALIDATION_FAILED" || problem.errors.length === 0) return messageOf(error);
+  const fields = problem.errors.map((e) => `${labels[e.path] ?? e.path} ${e.message}`);
+  return `${messageOf(error)} ${fields.join("; ")}.`;
+}
+
 export { errorCodeOf };

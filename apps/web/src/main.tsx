@@ -3,20 +3,23 @@ import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
 import { BookingPage } from "./BookingPage.tsx";
 import { DeskPage } from "./DeskPage.tsx";
+import { ManagePage } from "./ManagePage.tsx";
 import "./styles.css";
 
 const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false, refetchOnWindowFocus: true } } });
 
-/** Two pages and a home; the path is the whole router. */
+/** Three pages and a home; the path is the whole router. */
 function Page() {
-  const [, section, clinicId] = window.location.pathname.split("/");
-  if (section === "book" && clinicId) return <BookingPage clinicId={clinicId} />;
-  if (section === "desk" && clinicId) return <DeskPage clinicId={clinicId} />;
+  const [, section, id] = window.location.pathname.split("/");
+  if (section === "book" && id) return <BookingPage clinicId={id} />;
+  if (section === "desk" && id) return <DeskPage clinicId={id} />;
+  if (section === "manage" && id) return <ManagePage token={id} />;
   return (
     <main className="page">
       <h1>Clinic scheduling</h1>
       <p>
-        Patients book at <code>/book/&lt;clinic id&gt;</code>; the front desk works at{" "}
+        Patients book at <code>/book/&lt;clinic id&gt;</code> (as a guest or signed in) and manage an appointment
+        through the link in its e-mails (<code>/manage/&lt;token&gt;</code>); the front desk works at{" "}
         <code>/desk/&lt;clinic id&gt;</code>.
       </p>
       <p>

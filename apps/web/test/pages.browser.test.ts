@@ -185,6 +185,11 @@ describe.skipIf(!chromiumPath)("the booking page and the front desk in Chromium"
     await page.getByRole("button", { name: /^10:30/ }).waitFor();
     await page.screenshot({ path: `${shots}booking.png`, fullPage: true });
     expect(await axeViolations(page, "booking page, booked")).toEqual([]);
+    // Moving one of "my appointments" offers the month view of its provider's free days.
+    const mine = page.getByTestId("my-appointment").filter({ hasText: "Deep Tissue Massage" });
+    await mine.getByRole("button", { name: "Move" }).click();
+    await mine.getByTestId("month-view").locator(`[data-date="${day}"].has-times`).waitFor();
+    expect(await axeViolations(page, "booking page, moving with the month view")).toEqual([]);
 
     const desk = await pageAs(staff, `/desk/${clinicId}?date=${day}`);
     const cell = desk.locator('[data-cell="Anna Berg 10:00"]');

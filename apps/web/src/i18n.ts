@@ -1,0 +1,189 @@
+// The words of the pages a patient reaches from an e-mail (the manage page, the month view), in
+// the clinic's `locale` (CONTRACT §15: `en` or `de`). The booking page itself stays English; its
+// words come from here where it shares a part with the manage page.
+
+export type Locale = "en" | "de";
+
+/** The clinic's locale as a page can use it: anything but `de` reads as English. */
+export const localeOf = (value: string | null | undefined): Locale => (value === "de" ? "de" : "en");
+
+const intlLocale: Record<Locale, string> = { en: "en-GB", de: "de-DE" };
+
+/** A long, readable date in `locale`: "Tuesday, 16 March 2027" / "Dienstag, 16. März 2027". */
+export function longDateIn(locale: Locale, date: string): string {
+  return new Intl.DateTimeFormat(intlLocale[locale], {
+    timeZone: "UTC",
+    weekday: "long",
+    day: "numeric",
+    month: "long",
+    year: "numeric",
+  }).format(new Date(`${date}T12:00:00Z`));
+}
+
+/** "December 2026" / "Dezember 2026" of a `YYYY-MM` month. */
+export function monthName(locale: Locale, month: string): string {
+  return new Intl.DateTimeFormat(intlLocale[locale], { timeZone: "UTC", month: "long", year: "numeric" }).format(
+    new Date(`${month}-15T12:00:00Z`),
+  );
+}
+
+/** Weekday names Monday … Sunday, long and short. */
+export function weekdayNames(locale: Locale): { long: string; short: string }[] {
+  // 2024-01-01 was a Monday.
+  return [1, 2, 3, 4, 5, 6, 7].map((d) => {
+    const at = new Date(Date.UTC(2024, 0, d, 12));
+    return {
+      long: new Intl.DateTimeFormat(intlLocale[locale], { timeZone: "UTC", weekday: "long" }).format(at),
+      short: new Intl.DateTimeFormat(intlLocale[locale], { timeZone: "UTC", weekday: "short" }).format(at),
+    };
+  });
+}
+
+const plural = (n: number, one: string, many: string) => `${String(n)} ${n === 1 ? one : many}`;
+
+const en = {
+  // The month view.
+  monthView: "Days with free times",
+  previousMonth: "Previous month",
+  nextMonth: "Next month",
+  loadingMonth: "Looking for free days…",
+  dayFree: (date: string, n: number) => `${date}: ${plural(n, "free time", "free times")}`,
+  dayFull: (date: string) => `${date}: no free times`,
+  monthEmpty: "No free times this month.",
+  legendFree: "a day with free times",
+  // Slots.
+  freeTimesOn: (date: string) => `Free times on ${date}`,
+  noTimesOn: (date: string) => `No free times on ${date}. Please try another date.`,
+  loadingTimes: "Loading free times…",
+  yourTime: "your time",
+  // The manage page.
+  manageTitle: (clinic: string) => `Your appointment at ${clinic}`,
+  yourAppointment: "Your appointment",
+  loading: "Loading…",
+  deadLink: "This link no longer works: the appointment was canceled or is over. Please book again or call the clinic.",
+  service: "Service",
+  provider: "With",
+  when: "When",
+  status: "Status",
+  at: (date: string, time: string) => `${date} at ${time}`,
+  clinicTime: (zone: string) => `clinic time, ${zone}`,
+  statusWords: {
+    held: "Not confirmed yet",
+    pending: "Waiting for the clinic to confirm",
+    booked: "Booked",
+    arrived: "Checked in",
+    completed: "Completed",
+    no_show: "Missed",
+    canceled: "Canceled",
+  } as Record<string, string>,
+  confirmPrompt: (until: string) =>
+    `Please confirm this appointment by ${until} clinic time; after that the time is free again.`,
+  offerPrompt: (until: string) =>
+    `A time on your waitlist became free and is kept for you until ${until} clinic time. Would you like it?`,
+  offered: "Offered to you from the waitlist",
+  release: "Do not book",
+  released: "The time is free again for others. Thank you for letting us know.",
+  confirm: "Confirm",
+  accept: "Accept this time",
+  decline: "Decline",
+  cancel: "Cancel appointment",
+  move: "Move to another time",
+  closeMove: "Keep the current time",
+  moveHeading: "Choose a new time",
+  cutoff: (hours: string) => `Changes online are possible up to ${hours} before the start; after that please call.`,
+  tooLate: (hours: string) =>
+    `It is less than ${hours} to the start, so this appointment can no longer be changed online. Please call the clinic.`,
+  confirmed: "Thank you: your appointment is booked.",
+  confirmedPending: "Thank you: the clinic will confirm your appointment.",
+  canceled: "Your appointment is canceled.",
+  declined: "Thank you: the time is offered to the next person.",
+  moved: (date: string, time: string) => `Moved to ${date} at ${time}.`,
+  pickToMove: (time: string, date: string) => `Move to ${time} on ${date}`,
+  hours: (h: number) => (h % 24 === 0 ? plural(h / 24, "day", "days") : plural(h, "hour", "hours")),
+  minutes: (m: number) => plural(m, "minute", "minutes"),
+  /** Errors the manage page can meet; the others fall back to the English table of api.ts. */
+  errors: {
+    SLOT_UNAVAILABLE: "Sorry, that time was just taken. Please pick another one: the list shows the free times now.",
+    CANCELLATION_CUTOFF: "This appointment starts too soon to change it online. Please call the clinic.",
+    HOLD_EXPIRED: "The time was kept for you only for a while, and that has run out. Please book again.",
+    NOT_FOUND:
+      "This link no longer works: the appointment was canceled or is over. Please book again or call the clinic.",
+    INVALID_TRANSITION: "This is no longer possible for this appointment.",
+    RATE_LIMITED: "Too many attempts in a short time. Please wait a minute and try again.",
+  } as Partial<Record<string, string>>,
+};
+
+export type Strings = typeof en;
+
+const de: Strings = {
+  monthView: "Tage mit freien Zeiten",
+  previousMonth: "Voriger Monat",
+  nextMonth: "Nächster Monat",
+  loadingMonth: "Freie Tage werden gesucht…",
+  dayFree: (date, n) => `${date}: ${n === 1 ? "1 freie Zeit" : `${String(n)} freie Zeiten`}`,
+  dayFull: (date) => `${date}: keine freien Zeiten`,
+  monthEmpty: "In diesem Monat gibt es keine freien Zeiten.",
+  legendFree: "ein Tag mit freien Zeiten",
+  freeTimesOn: (date) => `Freie Zeiten am ${date}`,
+  noTimesOn: (date) => `Am ${date} gibt es keine freien Zeiten. Bitte wählen Sie einen anderen Tag.`,
+  loadingTimes: "Freie Zeiten werden geladen…",
+  yourTime: "Ihre Zeit",
+  manageTitle: (clinic) => `Ihr Termin bei ${clinic}`,
+  yourAppointment: "Ihr Termin",
+  loading: "Wird geladen…",
+  deadLink:
+    "Dieser Link gilt nicht mehr: Der Termin wurde storniert oder ist vorbei. Bitte buchen Sie neu oder rufen Sie die Praxis an.",
+  service: "Leistung",
+  provider: "Bei",
+  when: "Wann",
+  status: "Status",
+  at: (date, time) => `${date} um ${time} Uhr`,
+  clinicTime: (zone) => `Zeit der Praxis, ${zone}`,
+  statusWords: {
+    held: "Noch nicht bestätigt",
+    pending: "Wartet auf Bestätigung der Praxis",
+    booked: "Gebucht",
+    arrived: "Angekommen",
+    completed: "Abgeschlossen",
+    no_show: "Nicht erschienen",
+    canceled: "Storniert",
+  },
+  confirmPrompt: (until) =>
+    `Bitte bestätigen Sie diesen Termin bis ${until} Uhr (Zeit der Praxis); danach wird die Zeit wieder freigegeben.`,
+  offerPrompt: (until) =>
+    `Eine Zeit von Ihrer Warteliste ist frei geworden und bis ${until} Uhr (Zeit der Praxis) für Sie reserviert. Möchten Sie sie?`,
+  offered: "Ihnen von der Warteliste angeboten",
+  release: "Nicht buchen",
+  released: "Die Zeit ist wieder für andere frei. Danke für Ihre Rückmeldung.",
+  confirm: "Bestätigen",
+  accept: "Diesen Termin annehmen",
+  decline: "Ablehnen",
+  cancel: "Termin stornieren",
+  move: "Auf eine andere Zeit verschieben",
+  closeMove: "Aktuelle Zeit behalten",
+  moveHeading: "Neue Zeit wählen",
+  cutoff: (hours) => `Online sind Änderungen bis ${hours} vor Beginn möglich; danach rufen Sie bitte an.`,
+  tooLate: (hours) =>
+    `Bis zum Beginn sind es weniger als ${hours}, daher kann dieser Termin nicht mehr online geändert werden. Bitte rufen Sie die Praxis an.`,
+  confirmed: "Vielen Dank: Ihr Termin ist gebucht.",
+  confirmedPending: "Vielen Dank: Die Praxis bestätigt Ihren Termin.",
+  canceled: "Ihr Termin ist storniert.",
+  declined: "Vielen Dank: Die Zeit wird der nächsten Person angeboten.",
+  moved: (date, time) => `Verschoben auf ${date} um ${time} Uhr.`,
+  pickToMove: (time, date) => `Auf ${time} Uhr am ${date} verschieben`,
+  hours: (h) =>
+    h % 24 === 0 ? (h === 24 ? "1 Tag" : `${String(h / 24)} Tage`) : h === 1 ? "1 Stunde" : `${String(h)} Stunden`,
+  minutes: (m) => (m === 1 ? "1 Minute" : `${String(m)} Minuten`),
+  errors: {
+    SLOT_UNAVAILABLE:
+      "Diese Zeit wurde leider gerade vergeben. Bitte wählen Sie eine andere: Die Liste zeigt die jetzt freien Zeiten.",
+    CANCELLATION_CUTOFF: "Dieser Termin beginnt zu bald, um ihn online zu ändern. Bitte rufen Sie die Praxis an.",
+    HOLD_EXPIRED: "Die Zeit war nur eine Weile für Sie reserviert, und diese ist abgelaufen. Bitte buchen Sie neu.",
+    NOT_FOUND:
+      "Dieser Link gilt nicht mehr: Der Termin wurde storniert oder ist vorbei. Bitte buchen Sie neu oder rufen Sie die Praxis an.",
+    INVALID_TRANSITION: "Das ist für diesen Termin nicht mehr möglich.",
+    RATE_LIMITED: "Zu viele Versuche in kurzer Zeit. Bitte warten Sie eine Minute und versuchen Sie es erneut.",
+  },
+};
+
+export const strings: Record<Locale, Strings> = { en, de };
