@@ -13,7 +13,7 @@ import { bookAsGuest, bookFor, observed } from "./shared/booking.ts";
 const tags = ["online booking"] as const;
 const clinicPath = "/v1/booking/clinics/:clinic_id";
 
-/** O1–O4: a clinic's booking page, for any authenticated user; 404 for clinics without online booking. */
+/** O1–O4: a clinic's booking page, for anyone (O4 without a token: a guest's hold, §15); 404 for clinics without online booking. */
 export const onlineBookingRouter = {
   clinic: guestBookingProcedure
     .meta({
