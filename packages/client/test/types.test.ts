@@ -62,11 +62,12 @@ describe("published types", () => {
     expectTypeOf(api.appointments.reschedule.mutate)
       .parameter(0)
       .toEqualTypeOf<RouterInputs["appointments"]["reschedule"]>();
-    // The patient procedures: the booking page and "my appointments".
+    // The patient procedures: the booking page (a guest gives an e-mail; §15) and "my appointments".
     expectTypeOf(api.onlineBooking.book.mutate)
       .parameter(0)
       .toHaveProperty("patient")
-      .toEqualTypeOf<{ name: string; phone_e164?: string | undefined }>();
+      .toEqualTypeOf<{ name: string; email?: string | undefined; phone_e164?: string | undefined }>();
+    expectTypeOf(api.manage.confirm.mutate).parameter(0).toEqualTypeOf<{ token: string }>();
     expectTypeOf(api.me.appointments.query).returns.resolves.toEqualTypeOf<RouterOutputs["me"]["appointments"]>();
     expectTypeOf<RouterOutputs["me"]["appointment"]["patient_user_id"]>().toEqualTypeOf<string | null>();
     // @ts-expect-error there is no such procedure
