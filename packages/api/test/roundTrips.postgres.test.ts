@@ -80,9 +80,12 @@ describe.skipIf(!databaseUrl)("round trips of the booking path (PostgreSQL)", ()
       .from(outbox)
       .where(eq(outbox.clinicId, c.clinicId))
       .orderBy(outbox.queue);
-    // Two reminders for each booking (the moved one's first two dropped with it, two anew) and a delivery per event.
+    // Two reminders for each booking (the moved one's first two dropped with it, two anew), a delivery
+    // per event, and the booking e-mail of the one patient with an address (Pia: her token's; §15),
+    // planned inside the same statements: no round trip more.
     expect(queued.map((r) => r.queue)).toEqual([
       ...Array<string>(4).fill("appointment-reminder"),
+      "message-send",
       ...Array<string>(3).fill("webhook-delivery"),
     ]);
   }, 60_000);
