@@ -3,14 +3,13 @@
 // The only test file that runs job workers: on a shared test database, another file's workers
 // would take these jobs.
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { FastifyInstance } from "fastify";
 import { Webhook } from "standardwebhooks";
 import { createTokenVerifier } from "@clinic/api";
 import { eq } from "drizzle-orm";
 import { addService, bookableClinic, testSecret } from "@clinic/api/testing";
 import { type DbHandle, webhooks } from "@clinic/db";
-import { openTestDatabase } from "@clinic/db/testing";
 import { buildApp } from "../src/app.ts";
 import { problemOf, request, useTestApp } from "./helpers.ts";
 
@@ -74,7 +73,9 @@ const settings = {
   config: { ...baseConfig, webhooks: { allowPrivate: true, retryDelaysS: [1, 1, 1] }, jobPollIntervalMs: 500 },
   now: () => new Date("2027-03-01T00:00:00Z"),
 };
-const t = useTestApp({ ...settings, workers: false });
+// A database of this file's own: the workers of its processes must deliver its jobs and take no
+// other file's (on PostgreSQL and Citus the files of a run otherwise share one database).
+const t = useTestApp({ ...settings, workers: false }, { ownDatabase: "clinic_events" });
 
 describe("webhooks over /v1", () => {
   // The workers of this describe run in a process of their own, stopped before the next describe,
@@ -332,12 +333,11 @@ describe("deliveries across processes", () => {
     apps.push(built);
     return built;
   };
-  beforeAll(async () => {
-    handle = await openTestDatabase({ url: inject("databaseUrl"), templatePath: inject("pgliteTemplate") });
+  beforeAll(() => {
+    handle = t.handle;
   });
   afterAll(async () => {
     for (const a of apps) await a.close().catch(() => undefined);
-    await handle.close();
   });
 
   it("refuses, at delivery, an address that became internal (DNS can change), without connecting", async () => {

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, inject } from "vitest";
 import type { FastifyInstance, LightMyRequestResponse } from "fastify";
-import { createTokenVerifier } from "@clinic/api";
+import { createTokenVerifier, installJobQueue } from "@clinic/api";
 import { testSecret } from "@clinic/api/testing";
-import type { DbHandle } from "@clinic/db";
-import { openTestDatabase } from "@clinic/db/testing";
+import { type DbHandle, migrate } from "@clinic/db";
+import { type ScratchDatabase, createScratchDatabase, openTestDatabase } from "@clinic/db/testing";
 import { buildApp, type AppOptions } from "../src/app.ts";
 
 export interface TestApp {
@@ -11,12 +11,29 @@ export interface TestApp {
   readonly handle: DbHandle;
 }
 
-/** A built app on this file's database, verifying the fixtures' test tokens, with no logging. */
-export function useTestApp(overrides: Partial<Omit<AppOptions, "database" | "verifier">> = {}): TestApp {
+/**
+ * A built app on this file's database, verifying the fixtures' test tokens, with no logging.
+ * `ownDatabase` gives the file a database of its own on PostgreSQL and Citus too (on PGlite every
+ * file has one anyway): for a file whose workers must run its own jobs and no other file's — the
+ * test files of a run share one database there, and every process's workers take jobs from it.
+ */
+export function useTestApp(
+  overrides: Partial<Omit<AppOptions, "database" | "verifier">> = {},
+  options: { ownDatabase?: string } = {},
+): TestApp {
   let app: FastifyInstance | undefined;
   let handle: DbHandle | undefined;
+  let scratch: ScratchDatabase | undefined;
   beforeAll(async () => {
-    handle = await openTestDatabase({ url: inject("databaseUrl"), templatePath: inject("pgliteTemplate") });
+    const url = inject("databaseUrl");
+    if (options.ownDatabase && url) {
+      scratch = await createScratchDatabase(url, options.ownDatabase);
+      handle = await scratch.open({ poolMax: 20 });
+      await migrate(handle.db);
+      await installJobQueue(handle);
+    } else {
+      handle = await openTestDatabase({ url, templatePath: inject("pgliteTemplate") });
+    }
     app = await buildApp({
       config: {
         allowedOrigins: ["https://app.clinic.example"],
@@ -32,6 +49,7 @@ export function useTestApp(overrides: Partial<Omit<AppOptions, "database" | "ver
   afterAll(async () => {
     await app?.close();
     await handle?.close();
+    await scratch?.drop();
   });
   return {
     get app() {

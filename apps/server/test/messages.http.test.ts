@@ -22,19 +22,24 @@ const publicUrl = "https://clinic.example";
 const catcher = await startMailCatcher();
 afterAll(() => catcher.close());
 
-const t = useTestApp({
-  now: () => now,
-  workers: true,
-  waitlistIntervalMs: 300,
-  config: {
-    allowedOrigins: [],
-    rateLimit: { max: 100_000, windowMs: 60_000 },
-    logLevel: "silent",
-    jobPollIntervalMs: 500,
-    guestRateLimit: 6,
+const t = useTestApp(
+  {
+    now: () => now,
+    workers: true,
+    waitlistIntervalMs: 300,
+    config: {
+      allowedOrigins: [],
+      rateLimit: { max: 100_000, windowMs: 60_000 },
+      logLevel: "silent",
+      jobPollIntervalMs: 500,
+      guestRateLimit: 6,
+    },
+    mail: { transport: smtpTransport(catcher.url), from: "Praxis <no-reply@clinic.example>", publicUrl, catcher },
   },
-  mail: { transport: smtpTransport(catcher.url), from: "Praxis <no-reply@clinic.example>", publicUrl, catcher },
-});
+  // Its workers send its e-mails and run its waitlist, and no other file's workers take its jobs
+  // (on PostgreSQL and Citus the files of a run otherwise share one database).
+  { ownDatabase: "clinic_messages" },
+);
 
 interface Appointment {
   id: string;

@@ -63,17 +63,21 @@ const tokenOf = (mail: CaughtMail) => {
 };
 
 describe.skipIf(!chromiumPath)("guests, the month view, the waitlist and manage links in Chromium", () => {
-  const t = useTestApp({
-    web: { distDir: dist },
-    workers: true,
-    config: {
-      allowedOrigins: [],
-      rateLimit: { max: 100_000, windowMs: 60_000 },
-      logLevel: "silent",
-      jobPollIntervalMs: 500,
+  const t = useTestApp(
+    {
+      web: { distDir: dist },
+      workers: true,
+      config: {
+        allowedOrigins: [],
+        rateLimit: { max: 100_000, windowMs: 60_000 },
+        logLevel: "silent",
+        jobPollIntervalMs: 500,
+      },
+      mail: { transport: smtpTransport(catcher.url), from: "Praxis <no-reply@clinic.example>", catcher },
     },
-    mail: { transport: smtpTransport(catcher.url), from: "Praxis <no-reply@clinic.example>", catcher },
-  });
+    // Its workers send its e-mails and run its waitlist: not another test file's (a shared database).
+    { ownDatabase: "clinic_web_guest" },
+  );
   let base = "";
   let browser: Browser | undefined;
   const contexts: BrowserContext[] = [];
