@@ -22,6 +22,12 @@ describe.skipIf(!databaseUrl)("the outbox (PostgreSQL)", () => {
     await two.close();
   });
 
+  // The run's other test files leave their clinics' jobs in the shared outbox, and one call hands
+  // over at most 50 clinics: hand over everything, as the dispatcher's rounds do.
+  const drain = async (db: DbHandle["db"]) => {
+    while ((await dispatchOutbox(db, { clinics: 500 })) > 0);
+  };
+
   const jobsWithIds = async (ids: string[]) =>
     rowsOf<{ n: number }>(
       await two.db.execute(
@@ -61,7 +67,7 @@ describe.skipIf(!databaseUrl)("the outbox (PostgreSQL)", () => {
     await victim.close().catch(() => undefined);
 
     expect(await two.db.select().from(outbox).where(inArray(outbox.jobId, ids))).toHaveLength(3);
-    await dispatchOutbox(two.db);
+    await drain(two.db);
     expect(await jobsWithIds(ids)).toBe(3);
     expect(await two.db.select().from(outbox).where(inArray(outbox.jobId, ids))).toHaveLength(0);
 
@@ -70,7 +76,7 @@ describe.skipIf(!databaseUrl)("the outbox (PostgreSQL)", () => {
     await one.db
       .insert(outbox)
       .values(ids.map((jobId) => ({ clinicId, jobId, queue: queueNames.appointmentReminder, data: { clinicId } })));
-    await dispatchOutbox(one.db);
+    await drain(one.db);
     expect(await jobsWithIds(ids)).toBe(3);
   }, 60_000);
 });
