@@ -81,11 +81,13 @@ export const protectedProcedure = publicProcedure.use(({ ctx, next }) => {
  * Booking writes (staff book B1 and reschedule B5; a patient books O4, cancels U3, moves U4) count against the caller's per-minute limit, shared by every
  * server process through the database; 429 RATE_LIMITED past it.
  */
-export const bookingWriteProcedure = protectedProcedure.use(async ({ ctx, next, path }) => {
+const observeBookingWrite = t.middleware(async ({ ctx, next, path }) => {
   const result = await next();
   ctx.observer.bookingWrite(path, result.ok ? "ok" : toDomainError(result.error).domainCode);
   return result;
 });
+
+export const bookingWriteProcedure = protectedProcedure.use(observeBookingWrite);
 
 /**
  * The caller's booking-write limit, which a booking-write procedure hands to its module function:
@@ -136,6 +138,9 @@ export function onlineBookingProcedure(base: typeof protectedProcedure = protect
  * a guest's O4): `ctx.user` may be null. Adds `ctx.clinic`.
  */
 export const guestBookingProcedure = publicProcedure.use(onlineClinic);
+
+/** O4, signed in or a guest's: a booking write of an online-booking clinic, reported like the others. */
+export const guestBookingWriteProcedure = guestBookingProcedure.use(observeBookingWrite);
 
 /** A guest's write (O4 without a token, a manage link's change) counts against its client address's limit (§15). */
 export function guestWritesOf(ctx: { clientAddress: string; limits: { guestWritesPerMinute: number } }): RateLimit {

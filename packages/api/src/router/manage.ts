@@ -9,7 +9,7 @@ import {
   readManaged,
   rescheduleManaged,
 } from "../modules/manage/index.ts";
-import { idempotencyKey } from "../schemas/booking.ts";
+import { idempotencyKey, patientMoveErrors } from "../schemas/booking.ts";
 import { instantInput } from "../schemas/wire.ts";
 import { guestWritesOf, publicProcedure } from "../trpc.ts";
 
@@ -73,14 +73,7 @@ export const manageRouter = {
         headers: { "idempotency-key": "idempotency_key" },
         summary: "Move the appointment to another free slot with the same provider (until the cutoff)",
         tags,
-        errors: [
-          "CANCELLATION_CUTOFF",
-          "SLOT_UNAVAILABLE",
-          "INVALID_TRANSITION",
-          "IDEMPOTENCY_KEY_REUSED",
-          "SERVICE_INACTIVE",
-          "GUEST_RATE_LIMIT",
-        ],
+        errors: [...patientMoveErrors, "GUEST_RATE_LIMIT"],
       },
     })
     .input(z.strictObject({ token, start: instantInput, idempotency_key: idempotencyKey }))

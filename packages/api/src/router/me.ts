@@ -8,7 +8,7 @@ import {
   rescheduleMyAppointment,
 } from "../modules/patients/index.ts";
 import { nextCursorOutput, pageInput } from "../pagination.ts";
-import { idempotencyKey, statusSet } from "../schemas/booking.ts";
+import { idempotencyKey, patientMoveErrors, statusSet } from "../schemas/booking.ts";
 import { instantInput, uuid } from "../schemas/wire.ts";
 import { bookingWriteProcedure, protectedProcedure, bookingWritesOf } from "../trpc.ts";
 
@@ -65,14 +65,7 @@ export const meRouter = {
         headers: { "idempotency-key": "idempotency_key" },
         summary: "Move one of your appointments to another slot with the same provider (until the cutoff)",
         tags,
-        errors: [
-          "CANCELLATION_CUTOFF",
-          "SLOT_UNAVAILABLE",
-          "INVALID_TRANSITION",
-          "IDEMPOTENCY_KEY_REUSED",
-          "SERVICE_INACTIVE",
-          "RATE_LIMITED",
-        ],
+        errors: [...patientMoveErrors, "RATE_LIMITED"],
       },
     })
     .input(z.strictObject({ id: uuid, start: instantInput, idempotency_key: idempotencyKey }))

@@ -6,9 +6,14 @@ import { onlineClinicOutput, onlineServiceOutput, onlineServices, toOnlineClinic
 import { bookingErrors, bookingTarget, holdTarget, onlinePatientInput } from "../schemas/booking.ts";
 import { uuid } from "../schemas/wire.ts";
 import { DomainError, validationFailed } from "../errors.ts";
-import { bookingWriteProcedure, guestBookingProcedure, onlineBookingProcedure } from "../trpc.ts";
+import {
+  bookingWriteProcedure,
+  guestBookingProcedure,
+  guestBookingWriteProcedure,
+  onlineBookingProcedure,
+} from "../trpc.ts";
 import { availabilityFor, availabilityInput } from "./shared/availability.ts";
-import { bookAsGuest, bookFor, observed } from "./shared/booking.ts";
+import { bookAsGuest, bookFor } from "./shared/booking.ts";
 
 const tags = ["online booking"] as const;
 const clinicPath = "/v1/booking/clinics/:clinic_id";
@@ -51,7 +56,7 @@ export const onlineBookingRouter = {
     .output(availabilityOutput)
     .query(({ ctx, input }) => availabilityFor(ctx, input)),
 
-  book: guestBookingProcedure
+  book: guestBookingWriteProcedure
     .meta({
       rest: {
         method: "POST",
@@ -76,18 +81,16 @@ export const onlineBookingRouter = {
           "patient.email",
           "a signed-in patient books with the e-mail of their account; leave it out",
         );
-      return observed(ctx, "onlineBooking.book", () =>
-        bookFor({ ...ctx, user }, input, {
-          patient: {
-            name: input.patient.name,
-            email: user.email,
-            phone_e164: input.patient.phone_e164 ?? user.phoneE164 ?? undefined,
-          },
-          patientUserId: user.id,
-          openBookingLimit: ctx.clinic.maxOpenBookingsPerPatient,
-          patientBooking: true,
-        }),
-      );
+      return bookFor({ ...ctx, user }, input, {
+        patient: {
+          name: input.patient.name,
+          email: user.email,
+          phone_e164: input.patient.phone_e164 ?? user.phoneE164 ?? undefined,
+        },
+        patientUserId: user.id,
+        openBookingLimit: ctx.clinic.maxOpenBookingsPerPatient,
+        patientBooking: true,
+      });
     }),
 
   hold: onlineBookingProcedure(bookingWriteProcedure)

@@ -55,3 +55,12 @@ export const bookingErrors = [
   "PATIENT_DOUBLE_BOOKED",
   "NOT_FOUND",
 ] as const;
+
+/** What a patient's move of their appointment may answer (U4, and L4 by manage link), besides its limit's 429. */
+export const patientMoveErrors = [
+  "CANCELLATION_CUTOFF",
+  "SLOT_UNAVAILABLE",
+  "INVALID_TRANSITION",
+  "IDEMPOTENCY_KEY_REUSED",
+  "SERVICE_INACTIVE",
+] as const;

@@ -3,7 +3,7 @@
 import type { Context } from "../../context.ts";
 import type { AuthUser } from "../../modules/identity/index.ts";
 import { type AppointmentView, type BookingRequest, bookAppointment } from "../../modules/booking/index.ts";
-import { toDomainError, validationFailed } from "../../errors.ts";
+import { validationFailed } from "../../errors.ts";
 import { bookingWritesOf, guestWritesOf } from "../../trpc.ts";
 
 /** What both booking routes take from their input. */
@@ -42,25 +42,13 @@ export async function bookFor(
   return appointment;
 }
 
-/** Reports a booking write's outcome to the observer (as `bookingWriteProcedure` does for its routes). */
-export async function observed<T>(ctx: Pick<Context, "observer">, path: string, write: () => Promise<T>): Promise<T> {
-  try {
-    const result = await write();
-    ctx.observer.bookingWrite(path, "ok");
-    return result;
-  } catch (error) {
-    ctx.observer.bookingWrite(path, toDomainError(error).domainCode);
-    throw error;
-  }
-}
-
 /**
  * A guest's booking (O4 without a token, §15): a hold for the clinic's hold_minutes in the
  * patient's name and e-mail, with the confirm request e-mailed to them (its link books it). No
  * account is made. Counted against the client address's guest limit (429 GUEST_RATE_LIMIT).
  */
-export function bookAsGuest(
-  ctx: Pick<Context, "db" | "now" | "limits" | "clientAddress" | "observer"> & {
+export async function bookAsGuest(
+  ctx: Pick<Context, "db" | "now" | "limits" | "clientAddress"> & {
     clinic: { id: string; timezone: string };
   },
   input: BookingTargetInput & {
@@ -80,25 +68,23 @@ export function bookAsGuest(
       "Idempotency-Key is for signed-in callers; a guest's retry gets SLOT_UNAVAILABLE while the first hold keeps the time",
     );
   const email = input.patient.email;
-  return observed(ctx, "onlineBooking.book", async () => {
-    const { appointment } = await bookAppointment(
-      ctx.db,
-      {
-        clinicId: ctx.clinic.id,
-        timeZone: ctx.clinic.timezone,
-        userId: null,
-        serviceId: input.service_id,
-        start: input.start,
-        providerId: input.provider_id,
-        notes: input.notes,
-        patient: { name: input.patient.name, email, phone_e164: input.patient.phone_e164 },
-        patientBooking: true,
-        kind: "hold",
-        message: "guest_confirm",
-        rateLimit: guestWritesOf(ctx),
-      },
-      ctx.now(),
-    );
-    return appointment;
-  });
+  const { appointment } = await bookAppointment(
+    ctx.db,
+    {
+      clinicId: ctx.clinic.id,
+      timeZone: ctx.clinic.timezone,
+      userId: null,
+      serviceId: input.service_id,
+      start: input.start,
+      providerId: input.provider_id,
+      notes: input.notes,
+      patient: { name: input.patient.name, email, phone_e164: input.patient.phone_e164 },
+      patientBooking: true,
+      kind: "hold",
+      message: "guest_confirm",
+      rateLimit: guestWritesOf(ctx),
+    },
+    ctx.now(),
+  );
+  return appointment;
 }
