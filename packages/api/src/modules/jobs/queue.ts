@@ -144,7 +144,9 @@ export async function dispatchOutbox(
  * migrations. Several processes may start at once on a new database: pg-boss decides to install
  * before it takes its advisory lock, so the second one's install script fails on objects the
  * first has just created, and two creating one queue can deadlock; by then the first has done
- * the work, and trying again finds it done.
+ * the work, and trying again finds it done. Processes that retry in step deadlock again (each
+ * creates the queues in the same order, and there are four of them now), so each waits a random
+ * while, longer every time, before it tries again.
  */
 export async function installJobQueue(database: Database): Promise<void> {
   for (let attempt = 1; ; attempt++) {
@@ -152,7 +154,8 @@ export async function installJobQueue(database: Database): Promise<void> {
       await installOnce(database);
       return;
     } catch (error) {
-      if (attempt >= 5 || !lostRace(error)) throw error;
+      if (attempt >= 10 || !lostRace(error)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 100 * attempt));
     }
   }
 }
