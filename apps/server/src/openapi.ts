@@ -79,6 +79,9 @@ function operation(entry: RouteEntry): JsonSchema {
   if (status === "201 or 200") {
     responses["201"] = success("Created");
     responses["200"] = success("Replaced");
+  } else if (status === "201 or 200 for a dry run") {
+    responses["201"] = success("Created");
+    responses["200"] = success("A dry run: nothing written");
   } else {
     responses[String(status)] = status === 204 ? { description: "No content" } : success("Success");
   }

@@ -61,8 +61,13 @@ export function restInput(entry: RouteEntry, request: FastifyRequest): Record<st
   return input;
 }
 
-/** The success status of a route's answer: fixed, or for a PUT 201 when it created the resource. */
+/**
+ * The success status of a route's answer: fixed, for a PUT 201 when it created the resource, for a
+ * write with a dry run 200 when it was one (its answer says `dry_run: true`).
+ */
 function statusOf(status: RestRoute["status"], result: unknown): number {
+  if (status === "201 or 200 for a dry run")
+    return typeof result === "object" && result !== null && "dry_run" in result && result.dry_run === true ? 200 : 201;
   if (status !== "201 or 200") return status ?? 200;
   const created =
     typeof result === "object" && result !== null && "created_at" in result && "updated_at" in result

@@ -14,8 +14,9 @@ export interface RestRoute {
   /**
    * Success status; default 200. "201 or 200" is a PUT that creates or replaces: 201 when the
    * answered resource was just created (its created_at equals its updated_at), 200 otherwise.
+   * "201 or 200 for a dry run": 201, or 200 when the answer says `dry_run: true`.
    */
-  status?: 200 | 201 | 202 | 204 | "201 or 200";
+  status?: 200 | 201 | 202 | 204 | "201 or 200" | "201 or 200 for a dry run";
   /** Input fields read from the query string on POST/PATCH/DELETE (GET reads all from the query). */
   query?: readonly string[];
   /** Request headers mapped onto input fields, e.g. `{ "idempotency-key": "idempotency_key" }`. */

@@ -12,6 +12,7 @@ const service = {
   slotStepMin: null,
   minNoticeMin: 0,
   bookingHorizonDays: null,
+  capacity: 1,
 };
 const answer = (slots: number, providers = 8, goodUntilMs = Infinity): CachedAvailability => ({
   service,

@@ -274,4 +274,29 @@ describe("rendering", () => {
       }
     }
   });
+
+  it("a series' one message lists every start it booked or canceled, in the clinic's zone", () => {
+    const series = [
+      new Date("2027-03-15T09:00:00Z"),
+      new Date("2027-03-22T09:00:00Z"),
+      new Date("2027-03-29T08:00:00Z"),
+    ];
+    const booked = renderMessage({
+      ...base,
+      kind: "booked",
+      locale: "en",
+      start: new Date("2027-03-15T09:00:00Z"),
+      series,
+    });
+    expect(booked.text).toContain("Your course has 3 appointments:\n– Monday, 15 March 2027 at 10:00\n");
+    expect(booked.text).toContain("– Monday, 29 March 2027 at 10:00");
+    const canceled = renderMessage({
+      ...base,
+      kind: "canceled",
+      locale: "de",
+      start: new Date("2027-03-22T09:00:00Z"),
+      series: series.slice(1),
+    });
+    expect(canceled.text).toContain("Diese 2 Termine Ihrer Serie sind abgesagt:\n– Montag, 22. März 2027 um 10:00");
+  });
 });

@@ -79,6 +79,7 @@ describe("services.create (S1)", () => {
         "min_notice_min",
         "booking_horizon_days",
         "requires_confirmation",
+        "capacity",
         "created_at",
         "updated_at",
       ].sort(),

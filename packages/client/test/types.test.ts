@@ -35,6 +35,7 @@ describe("published types", () => {
       end: Date;
       start_local: string;
       provider_ids: string[];
+      remaining?: number | undefined;
     }>();
     expectTypeOf<Availability["timezone"]>().toEqualTypeOf<string>();
   });

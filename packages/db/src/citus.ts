@@ -144,6 +144,9 @@ export const distributedFunctions: readonly { signature: string; clinicArgument:
   // Messages, manage links and the waitlist (drizzle/0010_patient_messages.sql).
   { signature: "clinic_event_message_kind(text,jsonb)", clinicArgument: null },
   { signature: "clinic_plan_message(uuid,text,uuid,jsonb)", clinicArgument: "p_clinic_id" },
+  // Series and group sessions (drizzle/0011_series_groups.sql).
+  { signature: "clinic_series_json(uuid,uuid)", clinicArgument: "p_clinic_id" },
+  { signature: "clinic_book_series(uuid,jsonb)", clinicArgument: "p_clinic_id" },
 ];
 
 /**

@@ -29,6 +29,11 @@ import {
  * 4. a slot starting at or before now, or before now + notice, is dropped, and so is every slot on
  *    a local date after today + horizon;
  * 5. one entry per distinct (start, end) with every free provider, ids sorted; entries by start.
+ *
+ * A group service (capacity > 1, §14, docs/group-sessions.md): the seats of one of its slots are
+ * bookings of that service with exactly the slot's start and end. They block every other slot like
+ * any booking, but not their own slot while it has a seat left; such a slot carries `remaining`,
+ * the seats left over its providers.
  */
 
 const MINUTE = 60_000;
@@ -55,6 +60,8 @@ export interface DateOverride {
 /** A booked appointment as it occupies its provider: [start, end) widened by its own buffers. */
 export interface Booking {
   id: string;
+  /** The booking's service: a seat of a group session when it is the queried group service. */
+  serviceId?: string;
   start: number;
   end: number;
   bufferBeforeMin: number;
@@ -85,6 +92,10 @@ export interface SlotRules {
   noticeMin?: number;
   /** Slots on a local date after today + horizon are not offered; null or absent = no limit. */
   horizonDays?: number | null;
+  /** Seats of a slot (a group session when > 1; default 1). */
+  capacity?: number;
+  /** The queried service: its bookings at a slot's exact time are that slot's seats. */
+  serviceId?: string;
 }
 
 /** Everything one computation needs; the caller loads it (see modules/availability/compute.ts). */
@@ -109,6 +120,8 @@ export interface Slot {
   startLocal: string;
   /** Providers free for the slot, sorted. */
   providerIds: string[];
+  /** A group service's slot: the seats left over its providers (absent for capacity 1). */
+  remaining?: number;
 }
 
 /**
@@ -159,6 +172,8 @@ interface Resolved {
   minStart: number;
   /** The last local date offered, or null. */
   lastDate: string | null;
+  capacity: number;
+  serviceId: string | undefined;
 }
 
 function resolveRules(q: Pick<SlotQuery, keyof SlotRules | "nowMs" | "timeZone">): Resolved {
@@ -177,6 +192,8 @@ function resolveRules(q: Pick<SlotQuery, keyof SlotRules | "nowMs" | "timeZone">
     bufferAfterMs: (q.bufferAfterMin ?? 0) * MINUTE,
     minStart: Math.max(q.nowMs + 1, q.nowMs + noticeMs),
     lastDate: q.horizonDays == null ? null : addDays(localDateOf(q.nowMs, q.timeZone), q.horizonDays),
+    capacity: q.capacity ?? 1,
+    serviceId: q.serviceId,
   };
 }
 
@@ -206,6 +223,38 @@ interface Plan {
   cursor: number;
   /** Where the cursor is valid from; a window starting earlier rewinds it. */
   validFrom: number;
+  /** A group service: its sessions with a seat left, by start (their end and seats taken). */
+  sessions: Map<number, { end: number; taken: number }> | null;
+  /** Busy time without those sessions: what else a session's own slot must be free of. */
+  busyBesides: Interval[];
+}
+
+/**
+ * The seats of a group service's sessions among a provider's bookings, by start: bookings of the
+ * queried service, counted per exact (start, end). Empty for capacity 1.
+ */
+function sessionsOf(
+  bookings: readonly Booking[],
+  rules: Resolved,
+): Map<number, { end: number; taken: number; ids: string[] }> {
+  const sessions = new Map<number, { end: number; taken: number; ids: string[] }>();
+  if (rules.capacity <= 1 || rules.serviceId === undefined) return sessions;
+  for (const b of bookings) {
+    if (b.serviceId !== rules.serviceId || b.end - b.start !== rules.durationMs) continue;
+    const session = sessions.get(b.start);
+    if (session) {
+      session.taken++;
+      session.ids.push(b.id);
+    } else sessions.set(b.start, { end: b.end, taken: 1, ids: [b.id] });
+  }
+  return sessions;
+}
+
+/** Whether the session of a group slot [start, end) has a seat left: the seats it has (0: none yet). */
+function seatsTaken(plan: Plan, start: number, end: number): number | null {
+  const session = plan.sessions?.get(start);
+  if (!session || session.end !== end) return null;
+  return session.taken;
 }
 
 function planOf(
@@ -214,13 +263,19 @@ function planOf(
   closures: readonly Interval[],
   rules: Resolved,
 ): Plan {
-  const blocked = [
-    ...(provider.closures ?? []),
-    ...closures,
-    ...(provider.bookings ?? []).map((b) => blockedBy(b, rules)),
-  ];
+  const bookings = provider.bookings ?? [];
+  const own = [...(provider.closures ?? []), ...closures];
+  const blocked = [...own, ...bookings.map((b) => blockedBy(b, rules))];
   const ownWeekly = weeklyWindows(provider.hours);
+  const all = sessionsOf(bookings, rules);
+  const open = new Map([...all].filter(([, s]) => s.taken < rules.capacity));
+  const openIds = new Set([...open.values()].flatMap((s) => s.ids));
   return {
+    sessions: open.size > 0 ? new Map([...open].map(([start, s]) => [start, { end: s.end, taken: s.taken }])) : null,
+    busyBesides:
+      open.size > 0
+        ? normalize([...own, ...bookings.filter((b) => !openIds.has(b.id)).map((b) => blockedBy(b, rules))])
+        : [],
     id: provider.providerId,
     windows: intersectWeeks(clinic, ownWeekly),
     ownWeekly,
@@ -296,9 +351,13 @@ function sortAndMerge(out: Slot[], from: number): void {
   const day = out.splice(from).sort((a, b) => a.start - b.start || a.end - b.end);
   for (const slot of day) {
     const last = out.length > from ? out[out.length - 1] : undefined;
-    if (last && last.start === slot.start && last.end === slot.end)
+    if (last && last.start === slot.start && last.end === slot.end) {
+      // The same provider twice (two windows of a date meeting in a gap) counts once.
+      const fresh = slot.providerIds.filter((id) => !last.providerIds.includes(id));
       last.providerIds = sortedUnique([...last.providerIds, ...slot.providerIds]);
-    else out.push(slot);
+      if (last.remaining !== undefined && slot.remaining !== undefined && fresh.length === slot.providerIds.length)
+        last.remaining += slot.remaining;
+    } else out.push(slot);
   }
 }
 
@@ -315,7 +374,8 @@ function labelOf(day: ZonedDay, start: number, wallMinute: number): string {
  */
 export function computeSlots(q: SlotQuery): Slot[] {
   const rules = resolveRules(q);
-  const { durationMs: duration, stepMs: step, stepMin, minStart } = rules;
+  const { durationMs: duration, stepMs: step, stepMin, minStart, capacity } = rules;
+  const grouped = capacity > 1;
   const days = zonedDays(q.fromDate, q.toDate, q.timeZone);
   const clinic = weeklyWindows(q.clinicHours);
   const clinicOverrides = overridesByDate(q.clinicOverrides);
@@ -363,6 +423,7 @@ export function computeSlots(q: SlotQuery): Slot[] {
         for (; start + duration <= windowEnd; start += step, minute += stepMin) {
           const end = start + duration;
           let ids: string[] | undefined;
+          let remaining = 0;
           for (const plan of members) {
             const busy = plan.busy;
             let cursor = plan.cursor;
@@ -370,7 +431,16 @@ export function computeSlots(q: SlotQuery): Slot[] {
             while (blocker && blocker.end <= start) blocker = busy[++cursor];
             plan.cursor = cursor;
             // Busy intervals are disjoint and sorted: only the first one ending after start can overlap.
-            if (blocker && blocker.start < end) continue;
+            let taken = 0;
+            if (blocker && blocker.start < end) {
+              // A group session's own slot, with a seat left, is free of everything but itself.
+              const seats = plan.sessions ? seatsTaken(plan, start, end) : null;
+              if (seats === null) continue;
+              const other = plan.busyBesides[firstEndingAfter(plan.busyBesides, start)];
+              if (other && other.start < end) continue;
+              taken = seats;
+            }
+            remaining += capacity - taken;
             if (ids) ids.push(plan.id);
             else ids = [plan.id];
           }
@@ -380,14 +450,18 @@ export function computeSlots(q: SlotQuery): Slot[] {
             const existing = byStart.get(key);
             if (existing) {
               for (const id of ids) existing.providerIds.push(id);
+              if (existing.remaining !== undefined) existing.remaining += remaining;
               mergedSlots.push(existing);
               continue;
             }
             const slot: Slot = { start, end, startLocal: labelOf(day, start, minute), providerIds: ids };
+            if (grouped) slot.remaining = remaining;
             byStart.set(key, slot);
             out.push(slot);
           } else {
-            out.push({ start, end, startLocal: labelOf(day, start, minute), providerIds: ids });
+            const slot: Slot = { start, end, startLocal: labelOf(day, start, minute), providerIds: ids };
+            if (grouped) slot.remaining = remaining;
+            out.push(slot);
           }
           if (start <= lastStart) ordered = false;
           lastStart = start;
@@ -538,7 +612,12 @@ export function explainStart(q: SlotQuery, startMs: number): StartExplanation {
       for (const interval of clinicClosures) reasons.push({ code: "CLINIC_CLOSURE", interval });
       for (const interval of overlapping(provider.closures ?? [], slot))
         reasons.push({ code: "PROVIDER_CLOSURE", interval });
-      const bookings = [...(provider.bookings ?? [])].sort((a, b) => a.start - b.start);
+      // A group session of this very slot with a seat left takes the booking (§14): its seats are no reason.
+      const open = [...sessionsOf(provider.bookings ?? [], rules)].find(
+        ([start, s]) => start === slot.start && s.end === slot.end && s.taken < rules.capacity,
+      );
+      const seats = new Set(open ? open[1].ids : []);
+      const bookings = [...(provider.bookings ?? [])].filter((b) => !seats.has(b.id)).sort((a, b) => a.start - b.start);
       for (const booking of bookings) {
         if (booking.start < slot.end && slot.start < booking.end)
           reasons.push({ code: "BOOKED", interval: { start: booking.start, end: booking.end }, bookingId: booking.id });

@@ -14,6 +14,7 @@ import { messagesRouter } from "./messages.ts";
 import { nextFreeRouter } from "./nextFree.ts";
 import { onlineBookingRouter } from "./onlineBooking.ts";
 import { providersRouter } from "./providers.ts";
+import { seriesRouter } from "./series.ts";
 import { servicesRouter } from "./services.ts";
 import { waitlistRouter } from "./waitlist.ts";
 import { webhooksRouter } from "./webhooks.ts";
@@ -31,6 +32,7 @@ export const appRouter = router({
   dateOverrides: dateOverridesRouter,
   availability: availabilityRouter,
   appointments: appointmentsRouter,
+  series: seriesRouter,
   onlineBooking: onlineBookingRouter,
   me: meRouter,
   events: eventsRouter,

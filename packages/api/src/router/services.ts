@@ -26,6 +26,8 @@ const rules = {
   min_notice_min: z.number().int().min(0).max(525_600).optional(),
   booking_horizon_days: z.number().int().min(1).max(730).nullable().optional(),
   requires_confirmation: z.boolean().optional(),
+  /** Seats of one slot: a group session when > 1 (§14). */
+  capacity: z.number().int().min(1).max(200).optional(),
 };
 
 const servicesTag = ["services"] as const;

@@ -36,6 +36,52 @@ export interface StatusChange {
   reason: string | null;
 }
 
+export const seriesModes = ["all_or_nothing", "skip_unavailable"] as const;
+export type SeriesMode = (typeof seriesModes)[number];
+
+/**
+ * A course of treatment (§14, docs/series.md): one booking request for the occurrences of an
+ * RRULE, each an appointment pointing here. What the request asked is kept as it came (the rule,
+ * the first start, the patient); the starts that could not be booked with `skip_unavailable` are
+ * kept in `skipped` with their reasons.
+ */
+export const appointmentSeries = pgTable(
+  "appointment_series",
+  {
+    id: tenantRowId(),
+    clinicId: uuid("clinic_id")
+      .notNull()
+      .references(() => clinics.id, { onDelete: "cascade" }),
+    serviceId: uuid("service_id").notNull(),
+    /** The provider asked for, or null (each occurrence then has its own). */
+    providerId: uuid("provider_id"),
+    rrule: text("rrule").notNull(),
+    startsAt: instant("starts_at").notNull(),
+    mode: text("mode", { enum: seriesModes }).notNull(),
+    patientName: text("patient_name").notNull(),
+    patientEmail: text("patient_email"),
+    patientPhoneE164: text("patient_phone_e164"),
+    patientUserId: uuid("patient_user_id"),
+    notes: text("notes"),
+    /** `[{start, reasons}]` of the occurrences left out (skip_unavailable). */
+    skipped: jsonb("skipped")
+      .$type<unknown[]>()
+      .notNull()
+      .default(sql`'[]'::jsonb`),
+    bookedByUserId: uuid("booked_by_user_id"),
+    createdAt: instant("created_at").notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ name: "appointment_series_pkey", columns: [t.clinicId, t.id] }),
+    foreignKey({
+      name: "appointment_series_service_fk",
+      columns: [t.clinicId, t.serviceId],
+      foreignColumns: [services.clinicId, services.id],
+    }),
+    check("appointment_series_mode_check", sql`${t.mode} in ('all_or_nothing', 'skip_unavailable')`),
+  ],
+);
+
 /**
  * A booking of one service with one provider. It occupies its provider for
  * [occupied_start, occupied_end): its time widened by the buffers its service had when it was
@@ -86,6 +132,14 @@ export const appointments = pgTable(
     manageKey: uuid("manage_key")
       .notNull()
       .default(sql`gen_random_uuid()`),
+    /**
+     * The seat group of a group session (§14): the seats of one slot of a service with capacity > 1
+     * share it (a hash of provider, service and time); null for any other appointment. The
+     * exclusion constraint lets rows with one key overlap, and nothing else.
+     */
+    sessionKey: uuid("session_key"),
+    /** The series (course of treatment) it is an occurrence of, or null (§14). */
+    seriesId: uuid("series_id"),
   },
   (t) => [
     primaryKey({ name: "appointments_pkey", columns: [t.clinicId, t.id] }),
@@ -107,6 +161,11 @@ export const appointments = pgTable(
       columns: [t.patientUserId],
       foreignColumns: [users.id],
     }).onDelete("set null"),
+    foreignKey({
+      name: "appointments_series_fk",
+      columns: [t.clinicId, t.seriesId],
+      foreignColumns: [appointmentSeries.clinicId, appointmentSeries.id],
+    }),
     check(
       "appointments_status_check",
       sql`${t.status} in ('held', 'pending', 'booked', 'arrived', 'completed', 'no_show', 'canceled')`,
@@ -126,6 +185,9 @@ export const appointments = pgTable(
     index("appointments_clinic_provider_start_idx").on(t.clinicId, t.providerId, t.startsAt),
     // A patient's own appointments (a patient's list U1, and the open-bookings count of one clinic).
     index("appointments_patient_start_idx").on(t.patientUserId, t.startsAt, t.id),
+    index("appointments_series_idx")
+      .on(t.clinicId, t.seriesId, t.startsAt)
+      .where(sql`${t.seriesId} is not null`),
   ],
 );
 

@@ -30,6 +30,8 @@ export const services = pgTable(
     isActive: boolean("is_active").notNull().default(true),
     /** Patients' own bookings are `pending` until the clinic confirms them (§13). */
     requiresConfirmation: boolean("requires_confirmation").notNull().default(false),
+    /** Seats of one slot (§14): up to this many appointments share a slot of one provider (a group session). */
+    capacity: integer("capacity").notNull().default(1),
     // Booking rules (docs/availability.md#booking-rules).
     bufferBeforeMin: integer("buffer_before_min").notNull().default(0),
     bufferAfterMin: integer("buffer_after_min").notNull().default(0),
@@ -46,6 +48,7 @@ export const services = pgTable(
       columns: [t.clinicId, t.providerId],
       foreignColumns: [clinicMembers.clinicId, clinicMembers.userId],
     }),
+    check("services_capacity_range", sql`${t.capacity} between 1 and 200`),
     check("services_duration_range", sql`${t.durationMin} between 1 and 1440`),
     check("services_price_non_negative", sql`${t.price} is null or ${t.price} >= 0`),
     check("services_name_length", sql`char_length(${t.name}) between 1 and 200`),

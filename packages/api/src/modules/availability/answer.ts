@@ -10,6 +10,8 @@ export const slotOutput = z.object({
   end: instantOutput,
   start_local: z.string(),
   provider_ids: z.array(z.string()),
+  /** A group service's slot (§14): seats left over its providers, at least 1. */
+  remaining: z.number().int().optional(),
 });
 
 /** The answer of staff availability (V1), and the same for patients on the booking page (O3). */
@@ -71,6 +73,7 @@ export async function answerAvailability(
       end: new Date(slot.end),
       start_local: slot.startLocal,
       provider_ids: slot.providerIds,
+      ...(slot.remaining === undefined ? {} : { remaining: slot.remaining }),
     })),
   };
 }

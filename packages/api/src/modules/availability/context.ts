@@ -41,6 +41,7 @@ const answerSchema = z.union([
       slot_step_min: z.number().nullable(),
       min_notice_min: z.number(),
       booking_horizon_days: z.number().nullable(),
+      capacity: z.number(),
     }),
     candidates: z.array(z.object({ user_id: z.string(), full_name: z.string(), status: z.enum(memberStatuses) })),
     hours: z.array(
@@ -76,6 +77,7 @@ const answerSchema = z.union([
         buffer_before_min: z.number(),
         buffer_after_min: z.number(),
         held_until: isoInstant.nullable(),
+        service_id: z.string(),
       }),
     ),
     day_load: z.record(z.string(), z.number()),
@@ -178,6 +180,7 @@ export async function readScheduleContext(
     slotStepMin: s.slot_step_min,
     minNoticeMin: s.min_notice_min,
     bookingHorizonDays: s.booking_horizon_days,
+    capacity: s.capacity,
   };
   const a = answer.appointment;
   const appointment: CurrentAppointment | null = a
@@ -223,6 +226,7 @@ export async function readScheduleContext(
         endsAt: b.ends_at,
         bufferBeforeMin: b.buffer_before_min,
         bufferAfterMin: b.buffer_after_min,
+        serviceId: b.service_id,
       })),
     },
   );

@@ -37,7 +37,7 @@ export interface ExplainQuery {
 }
 
 /** The sentence of one reason, in the clinic's wall-clock time. */
-function detailOf(
+export function reasonDetail(
   reason: Reason,
   service: ServiceInfo,
   timeZone: string,
@@ -108,7 +108,7 @@ export async function explainAvailability(db: Db, query: ExplainQuery): Promise<
           bookable: p.reasons.length === 0,
           reasons: p.reasons.map((r) => ({
             code: r.code,
-            detail: detailOf(r, service, query.timeZone, explanation.date, candidate?.status ?? "", query.now),
+            detail: reasonDetail(r, service, query.timeZone, explanation.date, candidate?.status ?? "", query.now),
             ...(query.showAppointments && r.bookingId ? { appointment_id: r.bookingId } : {}),
           })),
         };

@@ -194,12 +194,14 @@ const iso = (ms: number) => new Date(ms).toISOString();
 function fragmentsOf(answer: CachedAvailability): Buffer[] {
   if (answer.fragments) return answer.fragments;
   let ids: readonly string[] = [];
+  let remaining: number | undefined;
   let idsJson = Buffer.from("[]}");
   const fragments: Buffer[] = [];
   for (const s of answer.slots) {
-    if (!sameIds(s.providerIds, ids)) {
+    if (!sameIds(s.providerIds, ids) || s.remaining !== remaining) {
       ids = s.providerIds;
-      idsJson = Buffer.from(`${JSON.stringify(ids)}}`);
+      remaining = s.remaining;
+      idsJson = Buffer.from(`${JSON.stringify(ids)}${remaining === undefined ? "" : `,"remaining":${remaining}`}}`);
     }
     fragments.push(
       Buffer.from(

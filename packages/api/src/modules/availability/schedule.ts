@@ -124,6 +124,7 @@ export async function loadSchedule(
             endsAt: appointments.endsAt,
             bufferBeforeMin: appointments.bufferBeforeMin,
             bufferAfterMin: appointments.bufferAfterMin,
+            serviceId: appointments.serviceId,
           })
           .from(appointments)
           .where(
@@ -162,6 +163,7 @@ export interface ScheduleRows {
     endsAt: Date;
     bufferBeforeMin: number;
     bufferAfterMin: number;
+    serviceId: string;
   }[];
 }
 
@@ -213,6 +215,7 @@ export function buildSchedule(
       end: a.endsAt.getTime(),
       bufferBeforeMin: a.bufferBeforeMin,
       bufferAfterMin: a.bufferAfterMin,
+      serviceId: a.serviceId,
     });
   }
   return {

@@ -16,6 +16,8 @@ export interface ServiceInfo {
   slotStepMin: number | null;
   minNoticeMin: number;
   bookingHorizonDays: number | null;
+  /** Seats of a slot: a group session when > 1 (§14). */
+  capacity: number;
 }
 
 const serviceInfoColumns = {
@@ -29,6 +31,7 @@ const serviceInfoColumns = {
   slotStepMin: services.slotStepMin,
   minNoticeMin: services.minNoticeMin,
   bookingHorizonDays: services.bookingHorizonDays,
+  capacity: services.capacity,
 };
 
 /** The slot engine's rules of a service. */
@@ -39,6 +42,8 @@ export const rulesOf = (service: ServiceInfo): SlotRules => ({
   bufferAfterMin: service.bufferAfterMin,
   noticeMin: service.minNoticeMin,
   horizonDays: service.bookingHorizonDays,
+  capacity: service.capacity,
+  serviceId: service.id,
 });
 
 /** A service of the clinic that is not deleted; 404 otherwise. */

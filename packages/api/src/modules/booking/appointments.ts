@@ -48,6 +48,8 @@ export const appointmentOutput = z.object({
   patient_user_id: z.string().nullable(),
   /** Who booked it (null for appointments booked before this was recorded). */
   booked_by_user_id: z.string().nullable(),
+  /** The series it is an occurrence of (§14), or null. */
+  series_id: z.string().nullable(),
 });
 export type AppointmentView = z.infer<typeof appointmentOutput>;
 
@@ -76,6 +78,7 @@ export const appointmentColumns = {
   rescheduledAt: appointments.rescheduledAt,
   patientUserId: appointments.patientUserId,
   bookedByUserId: appointments.bookedByUserId,
+  seriesId: appointments.seriesId,
   /** Not shown: the iCalendar SEQUENCE of the appointment in calendar feeds. */
   revision: appointments.revision,
 };
@@ -116,6 +119,7 @@ export const toAppointment = (row: AppointmentRow): AppointmentView => ({
   rescheduled_at: row.rescheduledAt,
   patient_user_id: row.patientUserId,
   booked_by_user_id: row.bookedByUserId,
+  series_id: row.seriesId,
 });
 
 /** Appointments are listed by start, then id. */

@@ -29,7 +29,8 @@ type ClinicFunction =
   | "clinic_reschedule_appointment"
   | "clinic_set_status"
   | "clinic_release_hold"
-  | "clinic_expire_confirmation";
+  | "clinic_expire_confirmation"
+  | "clinic_book_series";
 
 /** One statement: `select fn(clinic_id, p)`, answered as the function's jsonb. */
 export async function callClinicFunction(

@@ -7,3 +7,4 @@ export * from "./reschedule.ts";
 export * from "./reminders.ts";
 export * from "./status.ts";
 export * from "./confirmation.ts";
+export { appointmentFromJson, callClinicFunction } from "./clinicFunctions.ts";

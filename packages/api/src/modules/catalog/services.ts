@@ -74,6 +74,8 @@ export interface ServiceRules {
   booking_horizon_days?: number | null | undefined;
   /** Patients' own bookings wait for the clinic's confirmation (`pending`, §13). */
   requires_confirmation?: boolean | undefined;
+  /** Seats of one slot: a group session when > 1 (§14). */
+  capacity?: number | undefined;
 }
 
 export interface NewService extends ServiceRules {
@@ -95,6 +97,7 @@ const plainFields = {
   min_notice_min: "minNoticeMin",
   booking_horizon_days: "bookingHorizonDays",
   requires_confirmation: "requiresConfirmation",
+  capacity: "capacity",
 } as const satisfies Record<string, keyof typeof services.$inferSelect>;
 type PlainField = keyof typeof plainFields;
 const ruleFields: readonly PlainField[] = [
@@ -103,6 +106,7 @@ const ruleFields: readonly PlainField[] = [
   "slot_step_min",
   "min_notice_min",
   "booking_horizon_days",
+  "capacity",
 ];
 
 /** Fields whose change changes what availability returns. */
@@ -131,6 +135,7 @@ export async function createService(db: Db, clinicId: string, actor: Actor, inpu
           minNoticeMin: input.min_notice_min,
           bookingHorizonDays: input.booking_horizon_days,
           requiresConfirmation: input.requires_confirmation,
+          capacity: input.capacity,
         })
         .returning({ id: services.id }),
       "service",

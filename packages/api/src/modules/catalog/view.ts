@@ -27,6 +27,8 @@ export const serviceOutput = z.object({
   booking_horizon_days: z.number().int().nullable(),
   /** Patients' own bookings are `pending` until the clinic confirms them (§13). */
   requires_confirmation: z.boolean(),
+  /** Seats of one slot: a group session when > 1 (§14). */
+  capacity: z.number().int(),
   created_at: instantOutput,
   updated_at: instantOutput,
 });
@@ -48,6 +50,7 @@ export const serviceColumns = {
   minNoticeMin: services.minNoticeMin,
   bookingHorizonDays: services.bookingHorizonDays,
   requiresConfirmation: services.requiresConfirmation,
+  capacity: services.capacity,
   createdAt: services.createdAt,
   updatedAt: services.updatedAt,
 };
@@ -80,6 +83,7 @@ export const toService = (row: ServiceRow): ServiceView => ({
   min_notice_min: row.minNoticeMin,
   booking_horizon_days: row.bookingHorizonDays,
   requires_confirmation: row.requiresConfirmation,
+  capacity: row.capacity,
   created_at: row.createdAt,
   updated_at: row.updatedAt,
 });

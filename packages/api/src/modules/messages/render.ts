@@ -17,6 +17,8 @@ export interface MessageFacts {
   pending?: boolean | undefined;
   /** A guest's hold or a waitlist offer: until when the link confirms it. */
   confirmBy?: Date | undefined;
+  /** A series' one message (§14): every start it booked or canceled (the first is `start`). */
+  series?: Date[] | undefined;
   /** The patient's manage link; absent on a cancellation (the link is dead then). */
   manageUrl?: string | undefined;
 }
@@ -34,6 +36,7 @@ interface Wording {
   what: (f: Facts) => string;
   pending: string;
   previously: (when: string) => string;
+  series: (kind: MessageKind, count: number, list: string) => string;
   confirmBy: (when: string) => string;
   manage: Record<"confirm" | "change", string>;
   closing: (clinic: string) => string;
@@ -67,6 +70,8 @@ const en: Wording = {
   what: (f) => `${f.serviceName} with ${f.providerName}\n${f.when} (${f.clinic.timezone})`,
   pending: "The clinic will confirm it; we will write to you again then.",
   previously: (when) => `Previously: ${when}`,
+  series: (kind, count, list) =>
+    `${kind === "canceled" ? `These ${String(count)} appointments of your course are canceled` : `Your course has ${String(count)} appointments`}:\n${list}`,
   confirmBy: (when) => `Please confirm by ${when}; after that the time is offered to others.`,
   manage: { confirm: "Confirm, move or cancel it here:", change: "Move or cancel it here:" },
   closing: (clinic) => `Kind regards,\n${clinic}`,
@@ -97,6 +102,8 @@ const de: Wording = {
   what: (f) => `${f.serviceName} bei ${f.providerName}\n${f.when} (${f.clinic.timezone})`,
   pending: "Die Praxis bestätigt ihn noch; wir schreiben Ihnen dann wieder.",
   previously: (when) => `Bisher: ${when}`,
+  series: (kind, count, list) =>
+    `${kind === "canceled" ? `Diese ${String(count)} Termine Ihrer Serie sind abgesagt` : `Ihre Serie hat ${String(count)} Termine`}:\n${list}`,
   confirmBy: (when) => `Bitte bestätigen Sie bis ${when}; danach bieten wir den Termin anderen an.`,
   manage: { confirm: "Hier bestätigen, verschieben oder absagen:", change: "Hier verschieben oder absagen:" },
   closing: (clinic) => `Freundliche Grüße\n${clinic}`,
@@ -128,6 +135,8 @@ export function renderMessage(facts: MessageFacts): RenderedMessage {
   const paragraphs: string[] = [`${w.greeting(f.patientName)}\n\n${lead}`, w.what(f)];
   if (f.kind === "booked" && f.pending) paragraphs.push(w.pending);
   if (f.previousStart) paragraphs.push(w.previously(time(f.previousStart)));
+  if (f.series && f.series.length > 1)
+    paragraphs.push(w.series(f.kind, f.series.length, f.series.map((at) => `– ${time(at)}`).join("\n")));
   if (f.confirmBy) paragraphs.push(w.confirmBy(time(f.confirmBy)));
   const needsConfirm = f.kind === "guest_confirm" || f.kind === "waitlist_offer";
   const link = f.manageUrl ? `${needsConfirm ? w.manage.confirm : w.manage.change}\n${f.manageUrl}` : undefined;

@@ -93,6 +93,14 @@ export async function runMessageSend(db: Db, job: MessageJob, settings: MailSett
   }
   if (row.message.status !== "pending" || row.message.attempts !== job.attempt) return;
   const { message, appointment } = row;
+  /** A series' one message (§14): every start it booked, or every one it canceled. */
+  const seriesStartsOf = (d: Record<string, unknown>): Date[] | undefined => {
+    const series = d.series;
+    if (typeof series !== "object" || series === null) return undefined;
+    const starts: unknown =
+      "starts" in series ? series.starts : "canceled_starts" in series ? series.canceled_starts : [];
+    return Array.isArray(starts) ? starts.flatMap((s) => instantOf(s) ?? []) : undefined;
+  };
   const data = message.data;
   const start = instantOf(data.start) ?? appointment.startsAt;
   const end = instantOf(data.end) ?? appointment.endsAt;
@@ -115,6 +123,7 @@ export async function runMessageSend(db: Db, job: MessageJob, settings: MailSett
     confirmBy:
       message.kind === "guest_confirm" || message.kind === "waitlist_offer" ? instantOf(data.held_until) : undefined,
     manageUrl: link,
+    series: seriesStartsOf(data),
   };
   const rendered = renderMessage(facts);
   const key = and(
