@@ -13,8 +13,9 @@ export type Placement =
   | { table: string; kind: "reference" }
   | { table: string; kind: "distributed"; column: string; colocateWith: string | null };
 
-const referenceTables = new Set(["users"]);
-const ownKeyTables: Record<string, string> = {};
+const referenceTables = new Set(["users", "shared_providers"]);
+/** Tables distributed by a key of their own (not co-located with clinics). */
+const ownKeyTables: Record<string, string> = { provider_busy: "user_id" };
 
 /**
  * The placement of one table of the schema, derived from its columns: a table that has a
@@ -147,6 +148,12 @@ export const distributedFunctions: readonly { signature: string; clinicArgument:
   // Series and group sessions (drizzle/0011_series_groups.sql).
   { signature: "clinic_series_json(uuid,uuid)", clinicArgument: "p_clinic_id" },
   { signature: "clinic_book_series(uuid,jsonb)", clinicArgument: "p_clinic_id" },
+  // One provider, many clinics (drizzle/0012_shared_providers.sql).
+  { signature: "clinic_sync_busy(uuid,uuid,uuid[],timestamptz)", clinicArgument: "p_clinic_id" },
+  {
+    signature: "clinic_claim_busy(uuid,uuid,uuid,timestamptz,timestamptz,uuid,timestamptz,timestamptz)",
+    clinicArgument: "p_clinic_id",
+  },
 ];
 
 /**

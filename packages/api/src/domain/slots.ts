@@ -62,6 +62,8 @@ export interface Booking {
   id: string;
   /** The booking's service: a seat of a group session when it is the queried group service. */
   serviceId?: string;
+  /** The provider's time taken in another clinic (a shared provider, §14): shown without its id. */
+  elsewhere?: boolean;
   start: number;
   end: number;
   bufferBeforeMin: number;
@@ -545,8 +547,10 @@ export interface Reason {
   code: ReasonCode;
   /** The closure or booking that removes it (as given: a closure keeps its other properties). */
   interval?: Interval;
-  /** The booking that overlaps it (BOOKED, BUFFER). */
+  /** The booking that overlaps it (BOOKED, BUFFER); absent for time taken in another clinic. */
   bookingId?: string;
+  /** BOOKED: the provider's time is taken in another of their clinics. */
+  elsewhere?: boolean;
   /** CLINIC_HOURS, PROVIDER_HOURS: that owner's windows of the date, in minutes of day. */
   windows?: Interval[];
   /** OFF_GRID: the grid starts before and after it in the window that holds it. */
@@ -620,13 +624,21 @@ export function explainStart(q: SlotQuery, startMs: number): StartExplanation {
       const bookings = [...(provider.bookings ?? [])].filter((b) => !seats.has(b.id)).sort((a, b) => a.start - b.start);
       for (const booking of bookings) {
         if (booking.start < slot.end && slot.start < booking.end)
-          reasons.push({ code: "BOOKED", interval: { start: booking.start, end: booking.end }, bookingId: booking.id });
+          reasons.push(
+            booking.elsewhere
+              ? { code: "BOOKED", interval: { start: booking.start, end: booking.end }, elsewhere: true }
+              : { code: "BOOKED", interval: { start: booking.start, end: booking.end }, bookingId: booking.id },
+          );
       }
       for (const booking of bookings) {
         const direct = booking.start < slot.end && slot.start < booking.end;
         const blocked = blockedBy(booking, rules);
         if (!direct && blocked.start < slot.end && slot.start < blocked.end)
-          reasons.push({ code: "BUFFER", interval: { start: booking.start, end: booking.end }, bookingId: booking.id });
+          reasons.push(
+            booking.elsewhere
+              ? { code: "BUFFER", interval: { start: booking.start, end: booking.end }, elsewhere: true }
+              : { code: "BUFFER", interval: { start: booking.start, end: booking.end }, bookingId: booking.id },
+          );
       }
       return { providerId: provider.providerId, reasons };
     }),

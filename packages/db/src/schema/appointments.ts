@@ -231,3 +231,43 @@ export const rateLimitCounters = pgTable(
     index("rate_limit_counters_window_idx").on(t.windowStart),
   ],
 );
+
+/**
+ * Providers who work in more than one clinic (CONTRACT §14, docs/shared-providers.md): their user
+ * id and every clinic where they are a provider. Maintained by the members module whenever a
+ * provider membership changes. On Citus a reference table: every node reads it locally, so a
+ * booking asks "is this provider shared?" without leaving its shard.
+ */
+export const sharedProviders = pgTable("shared_providers", {
+  userId: uuid("user_id")
+    .primaryKey()
+    .references(() => users.id, { onDelete: "cascade" }),
+  clinicIds: uuid("clinic_ids").array().notNull(),
+  updatedAt: instant("updated_at").notNull().defaultNow(),
+});
+
+/**
+ * The occupied time of a shared provider's appointments in all their clinics, one row per
+ * appointment that occupies time (docs/shared-providers.md). Its exclusion constraint
+ * (provider_busy_no_overlap, custom migration) refuses two overlapping rows of one user but seats
+ * of one group session, so one person is never booked in two clinics at once. Written by
+ * clinic_sync_busy in the transaction of each change of such an appointment. On Citus
+ * distributed by user_id: one provider's rows are on one shard, whichever clinics they come from.
+ */
+export const providerBusy = pgTable(
+  "provider_busy",
+  {
+    userId: uuid("user_id").notNull(),
+    clinicId: uuid("clinic_id").notNull(),
+    appointmentId: uuid("appointment_id").notNull(),
+    occupiedStart: instant("occupied_start").notNull(),
+    occupiedEnd: instant("occupied_end").notNull(),
+    sessionKey: uuid("session_key"),
+    /** A hold's end: after it the row occupies nothing (the next writer in its way deletes it). */
+    heldUntil: instant("held_until"),
+  },
+  (t) => [
+    primaryKey({ name: "provider_busy_pkey", columns: [t.userId, t.clinicId, t.appointmentId] }),
+    check("provider_busy_range", sql`${t.occupiedEnd} > ${t.occupiedStart}`),
+  ],
+);

@@ -80,6 +80,7 @@ const answerSchema = z.union([
         service_id: z.string(),
       }),
     ),
+    elsewhere: z.array(z.object({ provider_id: z.string(), starts_at: isoInstant, ends_at: isoInstant })),
     day_load: z.record(z.string(), z.number()),
     schedule: z.record(z.string(), z.number()),
     versions: z.record(z.string(), z.number()),
@@ -228,6 +229,7 @@ export async function readScheduleContext(
         bufferAfterMin: b.buffer_after_min,
         serviceId: b.service_id,
       })),
+      elsewhere: answer.elsewhere.map((e) => ({ providerId: e.provider_id, startsAt: e.starts_at, endsAt: e.ends_at })),
     },
   );
   return {

@@ -74,7 +74,9 @@ export function reasonDetail(
       return `closed ${closure ? `${local(closure.start)} – ${local(closure.end)}` : ""}${why}`;
     }
     case "BOOKED":
-      return `booked ${span(reason.interval)}`;
+      return reason.elsewhere
+        ? `booked in another of the provider's clinics ${span(reason.interval)}`
+        : `booked ${span(reason.interval)}`;
     case "BUFFER":
       return `too close to the appointment ${span(reason.interval)} (this service needs ${String(service.bufferBeforeMin)} minutes before and ${String(service.bufferAfterMin)} after, that appointment keeps its own)`;
   }

@@ -1,6 +1,14 @@
 // Reading what the slot engine needs (hours, overrides, closures, bookings) and computing slots from it.
 import { type SQL, and, between, eq, gt, inArray, isNull, lt, ne, or, sql } from "drizzle-orm";
-import { appointments, closures, type Db, dateOverridePeriods, dateOverrides, workHours } from "@clinic/db";
+import {
+  appointments,
+  closures,
+  type Db,
+  dateOverridePeriods,
+  dateOverrides,
+  providerBusy,
+  workHours,
+} from "@clinic/db";
 import type { Interval } from "../../domain/intervals.ts";
 import {
   type Booking,
@@ -67,7 +75,7 @@ export async function loadSchedule(
   const ownedByScope = (
     providerColumn: typeof workHours.providerId | typeof closures.providerId | typeof dateOverrides.providerId,
   ) => (hasProviders ? or(isNull(providerColumn), inArray(providerColumn, providerIds)) : isNull(providerColumn));
-  const [hours, overrideRows, closureRows, booked] = await Promise.all([
+  const [hours, overrideRows, closureRows, booked, elsewhere] = await Promise.all([
     db
       .select({
         providerId: workHours.providerId,
@@ -140,6 +148,25 @@ export async function loadSchedule(
             ),
           )
       : Promise.resolve([]),
+    // A shared provider's time in their other clinics (docs/shared-providers.md).
+    hasProviders
+      ? db
+          .select({
+            providerId: providerBusy.userId,
+            startsAt: providerBusy.occupiedStart,
+            endsAt: providerBusy.occupiedEnd,
+          })
+          .from(providerBusy)
+          .where(
+            and(
+              inArray(providerBusy.userId, providerIds),
+              ne(providerBusy.clinicId, clinicId),
+              lt(providerBusy.occupiedStart, rangeEnd),
+              gt(providerBusy.occupiedEnd, rangeStart),
+              or(isNull(providerBusy.heldUntil), gt(providerBusy.heldUntil, now)),
+            ),
+          )
+      : Promise.resolve([]),
   ]);
 
   return buildSchedule(scope, service, candidates, {
@@ -147,6 +174,7 @@ export async function loadSchedule(
     overrides: overrideRows,
     closures: closureRows,
     bookings: booked,
+    elsewhere,
   });
 }
 
@@ -165,6 +193,8 @@ export interface ScheduleRows {
     bufferAfterMin: number;
     serviceId: string;
   }[];
+  /** A shared provider's time taken in their other clinics (occupied ranges). */
+  elsewhere?: readonly { providerId: string; startsAt: Date; endsAt: Date }[];
 }
 
 /** The engine's query for the scope from its rows, with the service's rules. */
@@ -216,6 +246,16 @@ export function buildSchedule(
       bufferBeforeMin: a.bufferBeforeMin,
       bufferAfterMin: a.bufferAfterMin,
       serviceId: a.serviceId,
+    });
+  }
+  for (const e of rows.elsewhere ?? []) {
+    bookings.get(e.providerId)?.push({
+      id: "",
+      start: e.startsAt.getTime(),
+      end: e.endsAt.getTime(),
+      bufferBeforeMin: 0,
+      bufferAfterMin: 0,
+      elsewhere: true,
     });
   }
   return {

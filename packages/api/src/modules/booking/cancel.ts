@@ -5,6 +5,7 @@ import { invalidateAvailability } from "../availability/index.ts";
 import { DomainError } from "../../errors.ts";
 import { recordChanges } from "../events/index.ts";
 import { type AppointmentActor, type AppointmentView, getAppointment, lockAppointment } from "./appointments.ts";
+import { syncProviderBusy } from "./busy.ts";
 import { dropReminders } from "./reminders.ts";
 
 /**
@@ -38,6 +39,7 @@ export async function cancelAppointment(
         statusHistory: sql`${appointments.statusHistory} || jsonb_build_array(clinic_status_entry('canceled', ${now.toISOString()}::timestamptz, ${actor.userId}::uuid, null))`,
       })
       .where(and(eq(appointments.clinicId, clinicId), eq(appointments.id, id)));
+    await syncProviderBusy(tx, clinicId, id, [row.providerId], now);
     await invalidateAvailability(tx, clinicId, [row.providerId], { schedule: false });
     await dropReminders(tx, clinicId, id);
     const canceled = await getAppointment(tx, clinicId, id);

@@ -2,6 +2,7 @@
 export * from "./appointments.ts";
 export * from "./book.ts";
 export * from "./cancel.ts";
+export * from "./busy.ts";
 export * from "./idempotency.ts";
 export * from "./reschedule.ts";
 export * from "./reminders.ts";

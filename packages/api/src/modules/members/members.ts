@@ -5,6 +5,7 @@ import { DomainError, notFound, returnedRow } from "../../errors.ts";
 import { keyset } from "../../pagination.ts";
 import { instantOutput } from "../../schemas/wire.ts";
 import { invalidateAvailability } from "../availability/index.ts";
+import { refreshSharedProvider } from "./shared.ts";
 
 /** The user-to-clinic membership as the API shows it. */
 export const memberOutput = z.object({
@@ -158,7 +159,10 @@ export async function addMember(db: Db, clinicId: string, input: NewMember): Pro
       notes: input.notes ?? null,
     });
     // A new provider is a new candidate of the clinic's unassigned services.
-    if (input.is_provider) await invalidateAvailability(tx, clinicId, [clinicId, userId]);
+    if (input.is_provider) {
+      await invalidateAvailability(tx, clinicId, [clinicId, userId]);
+      await refreshSharedProvider(tx, userId);
+    }
     return getMember(tx, clinicId, userId);
   });
 }
@@ -202,7 +206,10 @@ export async function updateMember(db: Db, clinicId: string, userId: string, pat
       .set(set)
       .where(and(eq(clinicMembers.clinicId, clinicId), eq(clinicMembers.userId, userId)));
     // The clinic scope too: the candidates of its unassigned services are not what they were.
-    if (becomesProvider || stopsBeingProvider) await invalidateAvailability(tx, clinicId, [clinicId, userId]);
+    if (becomesProvider || stopsBeingProvider) {
+      await invalidateAvailability(tx, clinicId, [clinicId, userId]);
+      await refreshSharedProvider(tx, userId);
+    }
     return getMember(tx, clinicId, userId);
   });
 }

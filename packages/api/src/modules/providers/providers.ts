@@ -19,6 +19,7 @@ import {
   memberPages,
   selectMembers,
   toMember,
+  refreshSharedProvider,
 } from "../members/index.ts";
 import { closureOutput, toClosure, toWorkHour, workHourOutput } from "../schedule/index.ts";
 
@@ -176,6 +177,7 @@ export async function transitionProvider(
       // "approved" is the status of every non-provider member (as updateMember does); making
       // them a provider again starts over at pending.
       await tx.update(clinicMembers).set({ isProvider: false, status: "approved" }).where(membership);
+      await refreshSharedProvider(tx, userId);
     } else {
       await tx.update(clinicMembers).set({ status: next }).where(membership);
     }

@@ -8,6 +8,7 @@ import { DomainError, notFound, validationFailed } from "../../errors.ts";
 import { keyset } from "../../pagination.ts";
 import { instantOutput } from "../../schemas/wire.ts";
 import { candidatesOf, invalidateAvailability, loadService } from "../availability/index.ts";
+import { syncProviderBusy } from "../booking/index.ts";
 
 /** The farthest a waitlist entry may reach: its service's horizon, and never more than this many days. */
 export const maxWaitlistDays = 366;
@@ -264,5 +265,8 @@ export async function releaseOfferHold(db: Db, clinicId: string, appointmentId: 
       and(eq(appointments.clinicId, clinicId), eq(appointments.id, appointmentId), eq(appointments.status, "held")),
     )
     .returning({ providerId: appointments.providerId });
-  if (released) await invalidateAvailability(db, clinicId, [released.providerId], { schedule: false });
+  if (released) {
+    await syncProviderBusy(db, clinicId, appointmentId, [released.providerId], new Date());
+    await invalidateAvailability(db, clinicId, [released.providerId], { schedule: false });
+  }
 }

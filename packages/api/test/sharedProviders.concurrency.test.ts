@@ -1,0 +1,63 @@
+// The race of two clinics for one person (CONTRACT §14): concurrent bookings of one provider in two
+// clinics at overlapping times give exactly one appointment, on PostgreSQL and on Citus (where the
+// clinics may sit on different workers and provider_busy on a third shard).
+import { describe, expect, inject, it } from "vitest";
+import {
+  addHours,
+  addMember,
+  addService,
+  bookableClinic,
+  callerFor,
+  pinnedNow,
+  useTestDatabase,
+} from "../testing/index.ts";
+
+const t = useTestDatabase();
+
+describe.skipIf(!inject("databaseUrl"))("one provider, two clinics, under concurrency", () => {
+  it("20 simultaneous bookings of one person at overlapping times in two clinics give exactly one", async () => {
+    const a = await bookableClinic(t.db);
+    const b = await bookableClinic(t.db);
+    const person = a.provider;
+    await b.asAdmin.members.add({
+      clinic_id: b.clinicId,
+      email: person.email,
+      user_id: person.id,
+      full_name: "Anna",
+      is_provider: true,
+    });
+    await b.asAdmin.providers.approve({ clinic_id: b.clinicId, user_id: person.id });
+    await addHours(t.db, b.clinicId, person.id, [1], "09:00", "17:00");
+    const serviceA = await addService(t.db, a.clinicId, { providerId: person.id, durationMin: 30 });
+    const serviceB = await addService(t.db, b.clinicId, { providerId: person.id, durationMin: 60 });
+    // One caller each (the booking-write limit counts per user); A books 09:00, B 08:30 or 09:00 (overlapping).
+    const jobs = await Promise.all(
+      Array.from({ length: 20 }, async (_, k) => {
+        const inA = k % 2 === 0;
+        const user = await addMember(t.db, inA ? a.clinicId : b.clinicId, { role: "BOOKING_AGENT" });
+        return () =>
+          callerFor(t.db, user, { now: pinnedNow }).appointments.book({
+            clinic_id: inA ? a.clinicId : b.clinicId,
+            service_id: inA ? serviceA : serviceB,
+            start: new Date(
+              inA ? "2027-03-15T09:00:00Z" : k % 4 === 1 ? "2027-03-15T09:00:00Z" : "2027-03-15T08:30:00Z",
+            ),
+            patient: { name: `P${String(k)}` },
+          });
+      }),
+    );
+    const results = await Promise.allSettled(jobs.map((job) => job()));
+    const codes = results.flatMap((r) => {
+      const reason: unknown = r.status === "rejected" ? r.reason : undefined;
+      return typeof reason === "object" && reason !== null && "domainCode" in reason ? [String(reason.domainCode)] : [];
+    });
+    const won = results.flatMap((r) => (r.status === "fulfilled" ? [r.value] : []));
+    const messages = results.flatMap((r) =>
+      r.status === "rejected" && r.reason instanceof Error ? [r.reason.message] : [],
+    );
+    expect(won, messages.join(" | ")).toHaveLength(1);
+    expect(codes, messages.join(" | ")).not.toContain("CONFLICT");
+    expect(codes).toHaveLength(19);
+    expect(new Set(codes)).toEqual(new Set(["SLOT_UNAVAILABLE"]));
+  });
+});
