@@ -6,6 +6,8 @@ export const usage = `Usage: clinic-agent "<what the patient wants>" [options]
 
 Books an appointment from free text, e.g.
   clinic-agent "a deep tissue massage with Anna next Tuesday afternoon" --name "Pat Doe"
+or a series of them (needs the STAFF role), e.g.
+  clinic-agent "sports massage every Tuesday at 9 for 10 weeks" --name "Pat Doe"
 
 Options:
   --url <url>       server base URL (default: $CLINIC_URL or http://127.0.0.1:3000)
@@ -15,6 +17,8 @@ Options:
   --email <email>   patient e-mail
   --phone <e164>    patient phone, E.164 (+4930123456)
   -y, --yes         no questions: take the best service match and the first proposed slot
+                    (a series: book its free dates and skip the others)
+  --all-or-nothing  a series: book every date or none (with --yes: none when one is taken)
   --json            machine-readable result on stdout (no spinner, no questions)
   -h, --help        this text
 
@@ -31,6 +35,8 @@ export interface AgentOptions {
   phone: string | undefined;
   yes: boolean;
   json: boolean;
+  /** A series is booked whole or not at all (no dates skipped). */
+  allOrNothing: boolean;
 }
 
 export type ParsedArgs =
@@ -64,6 +70,7 @@ export function parseAgentArgs(argv: readonly string[], env: EnvSettings): Parse
         phone: { type: "string" },
         yes: { type: "boolean", short: "y" },
         json: { type: "boolean" },
+        "all-or-nothing": { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
     });
@@ -108,6 +115,7 @@ export function parseAgentArgs(argv: readonly string[], env: EnvSettings): Parse
       phone: values.phone,
       yes,
       json: values.json ?? false,
+      allOrNothing: values["all-or-nothing"] ?? false,
     },
   };
 }

@@ -7,8 +7,10 @@ import { closestNames, isAmbiguous, mentionMatchesName, mergeMatches, narrowByPr
 import { type Outcome, proposalJson, wantedJson } from "./outcome.ts";
 import { askNumber, chooseSlot, patientName } from "./prompts.ts";
 import { proposeSlots } from "./ranking.ts";
+import { parseRecurrence, planSeries, type SeriesPlan } from "./recurrence.ts";
 import { describeService, describeWanted } from "./render.ts";
 import type { Clinic, Run, Service } from "./run.ts";
+import { bookSeriesFromText } from "./series.ts";
 import { parseRequest, withoutMention, type ParsedRequest } from "./wanted.ts";
 
 /** The whole conversation, from the text to a booking (or the reason there is none). */
@@ -17,7 +19,16 @@ export async function bookFromText(run: Run): Promise<Outcome> {
   const clinic = await resolveClinic(run);
   if ("status" in clinic) return clinic;
   const now = run.io.now?.() ?? new Date();
-  const request = parseRequest(options.text, now, clinic.timezone);
+  // "every Tuesday at 9 for 10 weeks": a series; its phrases are left out of the service search.
+  const recurrence = parseRecurrence(options.text, now, clinic.timezone);
+  if (recurrence.kind === "error") return { status: "usage_error", message: recurrence.message };
+  let plan: SeriesPlan | undefined;
+  if (recurrence.kind === "series") {
+    const planned = planSeries(recurrence.recurrence, now, clinic.timezone);
+    if (!planned.ok) return { status: "usage_error", message: planned.message };
+    plan = planned.plan;
+  }
+  const request = parseRequest(recurrence.kind === "series" ? recurrence.rest : options.text, now, clinic.timezone);
   if (!request.serviceQuery) {
     return { status: "usage_error", message: `say which service to book; "${options.text}" only names a time` };
   }
@@ -27,6 +38,7 @@ export async function bookFromText(run: Run): Promise<Outcome> {
   const service = found.service;
 
   const provider = await providerFor(run, clinic, service, request.providerMention);
+  if (plan) return bookSeriesFromText(run, clinic, service, provider, plan);
   const wanted = request.wanted;
   const availability = await spin("Looking for free slots", () =>
     api.availability.get.query({

@@ -1,6 +1,6 @@
 // Clinic wall-clock helpers (no I/O), on Temporal. Dates are `YYYY-MM-DD` strings and times of day
-// are minutes after midnight, both in the clinic's zone; only `todayIn`, `offsetMinutesAt` and
-// `localOf` look at instants.
+// are minutes after midnight, both in the clinic's zone; only `todayIn`, `offsetMinutesAt`,
+// `instantAt` and `localOf` look at instants.
 import { Temporal } from "temporal-polyfill";
 
 const plainDate = (date: string) => Temporal.PlainDate.from(date);
@@ -41,6 +41,17 @@ export function offsetMinutesAt(now: Date, timeZone: string): number {
 export function splitLocal(local: string): { date: string; minutes: number } {
   const at = Temporal.PlainDateTime.from(local);
   return { date: at.toPlainDate().toString(), minutes: at.hour * 60 + at.minute };
+}
+
+/**
+ * The instant of a clinic date's wall-clock time (minutes after midnight) in the zone: a time in a
+ * spring-forward gap moves forward, a repeated fall-back time takes the earlier instant (like the API).
+ */
+export function instantAt(date: string, minutes: number, timeZone: string): Date {
+  const zonedAt = plainDate(date)
+    .toPlainDateTime({ hour: Math.floor(minutes / 60), minute: minutes % 60 })
+    .toZonedDateTime(timeZone, { disambiguation: "compatible" });
+  return new Date(zonedAt.epochMilliseconds);
 }
 
 /** Wall-clock `YYYY-MM-DDTHH:MM` of an instant in the zone. */

@@ -2,7 +2,7 @@
 import { problemOf } from "@clinic/client";
 import { formatMinutes } from "./localTime.ts";
 import type { RankedSlot } from "./ranking.ts";
-import type { Appointment, Clinic, Service, Slot } from "./run.ts";
+import type { Appointment, Clinic, Series, Service, Slot } from "./run.ts";
 import type { WantedTime } from "./wanted.ts";
 
 /** The agent's exit codes. */
@@ -18,6 +18,20 @@ export type Outcome =
       start_local: string;
       end_local: string;
       wanted: WantedJson;
+    }
+  | {
+      status: "series_booked";
+      clinic: Pick<Clinic, "id" | "name" | "timezone">;
+      service: Pick<Service, "id" | "name" | "duration_min" | "provider_id" | "provider_name">;
+      /** What the agent understood ("every Tuesday at 09:00, 10 times") and the rule it sent. */
+      description: string;
+      rrule: string;
+      /** The series as the API answered it (occurrences are appointments, with `series_id`). */
+      series: Series;
+      /** The booked occurrences in clinic time, for reading. */
+      occurrences: SeriesOccurrenceJson[];
+      /** The dates not booked (skip_unavailable) and why. */
+      skipped: SeriesDateJson[];
     }
   | { status: "no_matching_service"; query: string; closest: string[] }
   | {
@@ -35,6 +49,7 @@ export type Outcome =
       matches?: { name: string; provider_name: string | null; score: number }[];
       proposals?: ProposalJson[];
       wanted?: WantedJson;
+      series?: SeriesPreviewJson;
     }
   | { status: "usage_error"; message: string; clinics?: { id: string; name: string }[] }
   | { status: "error"; code: string; detail: string; errors?: { path: string; message: string }[] };
@@ -67,8 +82,36 @@ export interface ProposalJson {
   in_wanted_time: boolean;
 }
 
+/** A booked occurrence of a series. */
+export interface SeriesOccurrenceJson {
+  id: string;
+  start: Date;
+  end: Date;
+  start_local: string;
+  end_local: string;
+  provider_name: string;
+  status: string;
+}
+
+/** A date of a series with why it is (or would be) left out; `reasons` empty when it is free. */
+export interface SeriesDateJson {
+  start: Date;
+  start_local: string;
+  reasons: { code: string; detail: string; provider_id?: string | undefined }[];
+}
+
+/** A series that was checked (dry run) but not booked. */
+export interface SeriesPreviewJson {
+  description: string;
+  rrule: string;
+  start_local: string;
+  mode: "all_or_nothing" | "skip_unavailable";
+  dates: (SeriesDateJson & { bookable: boolean })[];
+}
+
 export const exitCodeOf: Record<Outcome["status"], number> = {
   booked: exitCodes.booked,
+  series_booked: exitCodes.booked,
   no_matching_service: exitCodes.nothingBooked,
   no_slots: exitCodes.nothingBooked,
   not_booked: exitCodes.nothingBooked,

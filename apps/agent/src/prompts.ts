@@ -46,6 +46,14 @@ export async function patientName(run: Run): Promise<string | undefined> {
   return undefined;
 }
 
+/** Asks a yes/no question: only "y" or "yes" (also "j", "ja") is yes; Enter, "n" or no person to ask is no. */
+export async function askYesNo(run: Run, question: string): Promise<boolean> {
+  const ask = run.io.ask;
+  if (!ask) return false;
+  const answer = (await ask(question)).trim().toLowerCase();
+  return ["y", "yes", "j", "ja"].includes(answer);
+}
+
 /** Asks for a number 1…count; Enter means 1, "q" (or three bad answers) means no choice. */
 export async function askNumber(run: Run, question: string, count: number): Promise<number | undefined> {
   const ask = run.io.ask;

@@ -2,6 +2,7 @@
 import { daysBetween, formatDate, formatLocal, formatMinutes } from "./localTime.ts";
 import { exitCodeOf, type Outcome } from "./outcome.ts";
 import type { Run, Service } from "./run.ts";
+import { reasonsText } from "./series.ts";
 import type { WantedTime } from "./wanted.ts";
 
 /** Prints the final result: one JSON object with --json, else a sentence (errors on stderr). */
@@ -18,6 +19,22 @@ export function report(run: Run, outcome: Outcome): void {
         `Booked: ${outcome.service.name} with ${who}, ${formatLocal(outcome.start_local)}–${outcome.end_local.slice(11)} (${outcome.clinic.timezone}).\n` +
           `Appointment ${outcome.appointment.id} for ${outcome.appointment.patient.name}.\n`,
       );
+      return;
+    }
+    case "series_booked": {
+      const { occurrences, skipped } = outcome;
+      const lines = [
+        `Booked a series: ${outcome.service.name}, ${outcome.description} (${outcome.clinic.timezone}).`,
+        ...occurrences.map((o) => `  ${formatLocal(o.start_local)}–${o.end_local.slice(11)} with ${o.provider_name}`),
+        ...(skipped.length > 0
+          ? [
+              `Skipped ${String(skipped.length)} date${skipped.length === 1 ? "" : "s"} (not free):`,
+              ...skipped.map((s) => `  ${formatLocal(s.start_local)}: ${reasonsText(s.reasons)}`),
+            ]
+          : []),
+        `Series ${outcome.series.id} for ${outcome.series.patient.name}: ${String(occurrences.length)} appointment${occurrences.length === 1 ? "" : "s"}.`,
+      ];
+      io.stdout(`${lines.join("\n")}\n`);
       return;
     }
     case "no_matching_service":

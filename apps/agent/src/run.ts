@@ -9,6 +9,11 @@ export type Match = RouterOutputs["services"]["search"]["matches"][number];
 export type Service = Match["service"];
 export type Slot = RouterOutputs["availability"]["get"]["slots"][number];
 export type Appointment = RouterOutputs["appointments"]["book"];
+type SeriesAnswer = RouterOutputs["series"]["book"];
+/** A booked series (R1): its occurrences are appointments; `skipped` says which dates were not booked and why. */
+export type Series = Exclude<SeriesAnswer, { dry_run: true }>;
+/** A dry run of R1: every date with whether it can be booked. */
+export type SeriesPreview = Extract<SeriesAnswer, { dry_run: true }>;
 
 /** Everything the agent touches outside itself; the CLI passes the process's, tests their own. */
 export interface AgentIO {

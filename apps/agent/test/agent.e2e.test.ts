@@ -309,6 +309,161 @@ describe("booking agent, end to end", () => {
   });
 });
 
+describe("booking agent, series (CONTRACT §14)", () => {
+  const series = (c: Awaited<ReturnType<typeof bookableClinic>>, text: string, ...flags: string[]) => [
+    text,
+    "--url",
+    server.url(),
+    "--token",
+    c.staff.token,
+    "--clinic",
+    c.clinic.id,
+    ...flags,
+  ];
+
+  it("books every Tuesday at 10 for 3 weeks with --yes --json: a series of three appointments", async () => {
+    const c = await bookableClinic(server);
+    const run = captureIO();
+    const code = await main(
+      series(c, "sports massage with Ben every Tuesday at 10 for 3 weeks", "--yes", "--json", "--name", "Pat Doe"),
+      { ...run.io, env: noEnv },
+    );
+    expect(run.stderr()).toBe("");
+    expect(code).toBe(0);
+    const result = run.json();
+    expect(result).toMatchObject({
+      status: "series_booked",
+      exit_code: 0,
+      rrule: "FREQ=WEEKLY;BYDAY=TU;COUNT=3",
+      description: "every Tuesday at 10:00, 3 times",
+      service: { id: c.services.sports.id },
+      skipped: [],
+    });
+    const occurrences = result.occurrences as { id: string; start_local: string; provider_name: string }[];
+    expect(occurrences).toHaveLength(3);
+    for (const o of occurrences) {
+      expect(weekdayOf(o.start_local)).toBe(2);
+      expect(o.start_local.slice(11)).toBe("10:00");
+      expect(o.provider_name).toBe("Ben Koch");
+    }
+    const seriesId = (result.series as { id: string }).id;
+    const { appointments } = await c.api.appointments.list.query({ clinic_id: c.clinic.id });
+    expect(appointments.map((a) => [a.series_id, a.patient.name])).toEqual([
+      [seriesId, "Pat Doe"],
+      [seriesId, "Pat Doe"],
+      [seriesId, "Pat Doe"],
+    ]);
+    expect((await c.api.series.get.query({ clinic_id: c.clinic.id, id: seriesId })).occurrences).toHaveLength(3);
+  });
+
+  it("shows the dates and asks before booking; a taken date is skipped and reported", async () => {
+    const c = await bookableClinic(server);
+    // A dry run through the agent: the dates, nothing booked.
+    const look = captureIO();
+    expect(
+      await main(series(c, "sports massage every Thursday at 11 for 3 weeks", "--json"), { ...look.io, env: noEnv }),
+    ).toBe(3);
+    const preview = look.json();
+    expect(preview).toMatchObject({ status: "not_booked", reason: "pass --yes to book the series" });
+    const dates = (preview.series as { dates: { start: string; bookable: boolean }[] }).dates;
+    expect(dates.map((d) => d.bookable)).toEqual([true, true, true]);
+    const [, second] = dates;
+    if (!second) throw new Error("no second date");
+    await c.api.appointments.book.mutate({
+      clinic_id: c.clinic.id,
+      service_id: c.services.sports.id,
+      start: new Date(second.start),
+      patient: { name: "Someone Else" },
+    });
+
+    const run = captureIO({ answers: ["y"] });
+    const code = await main(series(c, "sports massage every Thursday at 11 for 3 weeks", "--name", "Sam Patient"), {
+      ...run.io,
+      env: noEnv,
+    });
+    expect(run.stderr()).toBe("");
+    expect(code).toBe(0);
+    expect(run.questions).toEqual(["Book the 2 free dates and skip the other 1? [y/N] "]);
+    const text = run.stdout();
+    expect(text).toContain("Series: every Thursday at 11:00, 3 times, from Thu ");
+    expect(text).toMatch(/ {2}2\. Thu \d+ \w+ \d{4} 11:00–11:30 {2}not free: /);
+    expect(text).toMatch(
+      /Booked a series: Sports Massage - Ben Koch, every Thursday at 11:00, 3 times \(Europe\/Berlin\)\./,
+    );
+    expect(text).toMatch(/Skipped 1 date \(not free\):\n {2}Thu \d+ \w+ \d{4} 11:00: /);
+    expect(text).toMatch(/Series [0-9a-f-]{36} for Sam Patient: 2 appointments\.\n$/);
+    const { appointments } = await c.api.appointments.list.query({ clinic_id: c.clinic.id });
+    expect(appointments.map((a) => [a.patient.name, a.series_id !== null])).toEqual([
+      ["Sam Patient", true],
+      ["Someone Else", false],
+      ["Sam Patient", true],
+    ]);
+  });
+
+  it("books nothing with --all-or-nothing when a date is taken, or when the user says no", async () => {
+    const c = await bookableClinic(server);
+    // Sunday: the clinic is closed, so no date is free.
+    const closed = captureIO();
+    expect(
+      await main(series(c, "sports massage every Sunday at 10 for 2 weeks", "--yes", "--name", "Pat"), {
+        ...closed.io,
+        env: noEnv,
+      }),
+    ).toBe(3);
+    expect(closed.stderr()).toBe("Nothing booked: none of the series' 2 dates is free.\n");
+
+    const strict = captureIO();
+    expect(
+      await main(
+        series(c, "sports massage every day at 10 for 7 days", "--yes", "--all-or-nothing", "--name", "Pat", "--json"),
+        { ...strict.io, env: noEnv },
+      ),
+    ).toBe(3);
+    expect(strict.json()).toMatchObject({
+      status: "not_booked",
+      reason: "2 of the series' 7 dates are not free (--all-or-nothing)",
+      series: { rrule: "FREQ=DAILY;COUNT=7", mode: "skip_unavailable" },
+    });
+
+    const no = captureIO({ answers: ["n"] });
+    expect(
+      await main(series(c, "sports massage every Monday at 9 for 2 weeks", "--name", "Pat"), { ...no.io, env: noEnv }),
+    ).toBe(3);
+    expect(no.questions).toEqual(["Book these 2 appointments? [y/N] "]);
+    expect(no.stderr()).toBe("Nothing booked: series not confirmed.\n");
+    expect((await c.api.appointments.list.query({ clinic_id: c.clinic.id })).appointments).toEqual([]);
+  });
+
+  it("says what is missing from a series' text (exit 2), and that a series needs STAFF (exit 1)", async () => {
+    const c = await bookableClinic(server);
+    const noTime = captureIO();
+    expect(
+      await main(series(c, "sports massage every Tuesday for 3 weeks", "--yes", "--name", "Pat"), {
+        ...noTime.io,
+        env: noEnv,
+      }),
+    ).toBe(2);
+    expect(noTime.stderr()).toBe('error: say at what time the series is, e.g. "every Tuesday at 9 for 10 weeks"\n');
+
+    const agent = captureIO();
+    const code = await main(
+      [
+        "sports massage every Tuesday at 10 for 3 weeks",
+        "--url",
+        server.url(),
+        "--token",
+        c.agent.token,
+        "--yes",
+        "--name",
+        "Pat",
+      ],
+      { ...agent.io, env: noEnv },
+    );
+    expect(code).toBe(1);
+    expect(agent.stderr()).toMatch(/^error: FORBIDDEN: booking a series needs the STAFF role in this clinic \(/);
+  });
+});
+
 describe("booking agent, failures before any booking", () => {
   it("answers usage errors with exit 2 and --help with exit 0", async () => {
     const cases: [string[], RegExp][] = [

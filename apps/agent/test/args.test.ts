@@ -21,6 +21,7 @@ describe("parseAgentArgs", () => {
         phone: undefined,
         yes: true,
         json: false,
+        allOrNothing: false,
       },
     });
   });
@@ -52,6 +53,15 @@ describe("parseAgentArgs", () => {
       message: "--name must not be empty",
     });
     expect(parseAgentArgs(["-h"], noEnv)).toEqual({ kind: "help" });
+  });
+
+  it("reads --all-or-nothing for a series", () => {
+    expect(
+      parseAgentArgs(["massage every tuesday at 9 for 3 weeks", "--token", "t", "--all-or-nothing"], noEnv),
+    ).toMatchObject({
+      kind: "run",
+      options: { allOrNothing: true, yes: false },
+    });
   });
 
   it("allows --json without --name: that run proposes and books nothing", () => {

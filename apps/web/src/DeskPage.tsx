@@ -3,7 +3,8 @@ import type { RouterOutputs } from "@clinic/client";
 import { type KeyboardEvent, useEffect, useRef, useState } from "react";
 import { client, errorCodeOf, messageOf } from "./api.ts";
 import { DeskSearch } from "./DeskSearch.tsx";
-import { type Block, addDays, clinicPeriods, columnBlocks, deskDay } from "./deskDay.ts";
+import { type Block, addDays, clinicPeriods, columnBlocks, deskDay, seatsTaken } from "./deskDay.ts";
+import { strings } from "./i18n.ts";
 import { type KnownStatus, actionsFor, changeWords, freesItsTime, lookOf, statusLooks } from "./status.ts";
 import { dateIn, hhmm, instantAt, longDate, minutesIn, minutesOf, timeIn, weekdayOf } from "./time.ts";
 
@@ -11,6 +12,8 @@ type Appointment = RouterOutputs["appointments"]["list"]["appointments"][number]
 type ProviderDetail = RouterOutputs["providers"]["get"];
 
 const rowStep = 30;
+/** The desk's words for series and group sessions (the desk is English). */
+const words = strings.en;
 const tipId = "desk-tip";
 /** Every status that takes up time: the grid shows held ones too (B2 lists holds only when asked). */
 const gridStatuses = "held,pending,booked,arrived,completed,no_show";
@@ -256,13 +259,21 @@ export function DeskPage({ clinicId }: { clinicId: string }) {
   }
   const loaded = details.flatMap((d) => (d.data ? [d.data] : []));
   const freeStarts = new Map<string, Set<number>>();
+  // Seats left in a group session's free slot (§14), by provider and start minute.
+  const seatsLeftAt = new Map<string, { start: Date; remaining: number }>();
   for (const slot of slots.data?.slots ?? []) {
     for (const id of slot.provider_ids) {
       const set = freeStarts.get(id) ?? new Set<number>();
       set.add(minutesIn(slot.start, timeZone));
       freeStarts.set(id, set);
+      if (slot.remaining !== undefined)
+        seatsLeftAt.set(`${id}|${String(minutesIn(slot.start, timeZone))}`, {
+          start: slot.start,
+          remaining: slot.remaining,
+        });
     }
   }
+  const capacityOf = new Map((services.data?.services ?? []).map((s) => [s.id, s.capacity]));
   const taking = (appointments.data?.appointments ?? []).filter((a) => !freesItsTime(a.status));
   // Rows: every half hour from the earliest opening to the latest closing (the clinic's and the
   // providers'), widened to every appointment of the day; 08:00–18:00 when nothing is known.
@@ -366,6 +377,10 @@ export function DeskPage({ clinicId }: { clinicId: string }) {
       },
     };
     if (block.kind === "appointments") {
+      // A group session of the walk-in service with seats left in this block: a seat can be booked.
+      const seatOffers = rows
+        .slice(block.row, block.row + block.span)
+        .flatMap((m) => seatsLeftAt.get(`${p.user_id}|${String(m)}`) ?? []);
       return (
         <td key={p.user_id} className="appointments" {...position}>
           {block.appointments.map((a) => {
@@ -376,6 +391,11 @@ export function DeskPage({ clinicId }: { clinicId: string }) {
                 <span className="badge">
                   <span aria-hidden="true">{look.symbol}</span> {look.label}
                 </span>
+                {a.series_id && (
+                  <span className="series-badge" title={words.seriesTitle(a.series_id)} data-series={a.series_id}>
+                    {words.series}
+                  </span>
+                )}
                 <span className="appt-main">
                   <strong>
                     {at}–{timeIn(a.end, timeZone)}
@@ -384,6 +404,12 @@ export function DeskPage({ clinicId }: { clinicId: string }) {
                     {a.patient.name || "a caller, still booking"}, {a.service_name}
                     {a.held_until ? ` (kept until ${timeIn(a.held_until, timeZone)})` : ""}
                   </span>
+                  {(capacityOf.get(a.service_id) ?? 1) > 1 && (
+                    <span className="seats" data-testid="seats-taken">
+                      {" "}
+                      {words.seatsTaken(seatsTaken(taking, a), capacityOf.get(a.service_id) ?? 1)}
+                    </span>
+                  )}
                 </span>
                 <span className="appt-actions">
                   {actionsFor(a, now).map((action) => (
@@ -432,6 +458,21 @@ export function DeskPage({ clinicId }: { clinicId: string }) {
               </div>
             );
           })}
+          {seatOffers.map((offer) => (
+            <div key={offer.start.toISOString()} className="seat-offer">
+              <button
+                type="button"
+                tabIndex={tabIndex}
+                aria-label={words.bookSeatAt(p.full_name, timeIn(offer.start, timeZone))}
+                onClick={() => {
+                  setWalkIn({ providerId: p.user_id, providerName: p.full_name, start: offer.start });
+                }}
+              >
+                {words.bookSeat}
+              </button>{" "}
+              <small className="seats">{words.seatsLeft(offer.remaining)}</small>
+            </div>
+          ))}
         </td>
       );
     }
@@ -452,6 +493,7 @@ export function DeskPage({ clinicId }: { clinicId: string }) {
       );
     }
     if (block.kind === "free") {
+      const seats = seatsLeftAt.get(`${p.user_id}|${String(minute)}`);
       return (
         <td key={p.user_id} className="free" {...position}>
           <button
@@ -464,6 +506,7 @@ export function DeskPage({ clinicId }: { clinicId: string }) {
           >
             Book
           </button>
+          {seats && <small className="seats">{words.seatsLeft(seats.remaining)}</small>}
         </td>
       );
     }
@@ -674,6 +717,9 @@ export function DeskPage({ clinicId }: { clinicId: string }) {
             <span aria-hidden="true">{look.symbol}</span> {look.label}
           </li>
         ))}
+        <li className="legend-series">
+          <span className="series-badge">{words.series}</span> {words.legendSeries}
+        </li>
         <li className="legend-free">Book: a free time, for a walk-in</li>
         <li className="legend-quiet">Shaded: not bookable (hover or focus for the reason)</li>
         <li className="legend-closed">Hatched: closed</li>

@@ -56,18 +56,27 @@ export function SlotPicker(props: {
     <ul className="slots" aria-label={t.freeTimesOn(date)}>
       {slots.data.slots.map((slot) => {
         const key = slot.start.toISOString();
+        // A group session's slot says how many seats are left (§14); a one-seat slot says nothing.
+        const seats = slot.remaining === undefined ? undefined : t.seatsLeft(slot.remaining);
+        const name = props.nameOf?.(slot);
         return (
           <li key={key}>
             <button
               type="button"
               className="slot"
               aria-pressed={props.selected === key}
-              aria-label={props.nameOf?.(slot)}
+              aria-label={name === undefined ? undefined : seats ? `${name}, ${seats}` : name}
               onClick={() => {
                 props.onPick(slot);
               }}
             >
               <SlotTime start={slot.start} timeZone={props.timeZone} locale={locale} />
+              {seats && (
+                <small className="seats" data-testid="seats-left">
+                  {" "}
+                  · {seats}
+                </small>
+              )}
             </button>
           </li>
         );

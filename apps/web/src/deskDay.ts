@@ -138,3 +138,26 @@ export function columnBlocks<A extends { start: Date; end: Date }>(input: Column
   }
   return blocks;
 }
+
+/** What `seatsTaken` compares of an appointment: one group slot is one provider, service, start and end. */
+export interface SeatHolder {
+  provider_id: string;
+  service_id: string;
+  start: Date;
+  end: Date;
+}
+
+/**
+ * The seats taken in `a`'s group slot (CONTRACT §14: up to a service's `capacity` appointments
+ * share one slot — same provider, same start and end): the appointments of `all` that share it,
+ * `a` included. `all` should hold only appointments that take up time (not canceled ones).
+ */
+export function seatsTaken<A extends SeatHolder>(all: readonly A[], a: A): number {
+  return all.filter(
+    (b) =>
+      b.provider_id === a.provider_id &&
+      b.service_id === a.service_id &&
+      b.start.getTime() === a.start.getTime() &&
+      b.end.getTime() === a.end.getTime(),
+  ).length;
+}

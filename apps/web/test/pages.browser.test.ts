@@ -390,6 +390,72 @@ describe.skipIf(!chromiumPath)("the booking page and the front desk in Chromium"
     await other.screenshot({ path: `${shots}desk-stale.png`, fullPage: true });
   });
 
+  it("shows seats left on a group session's times, and marks series occurrences and seats taken on the desk", async () => {
+    const db = t.handle.db;
+    const groupId = await createClinic(db, { timezone: timeZone, name: "Praxis Groups" });
+    await db.update(clinics).set({ onlineBooking: true }).where(eq(clinics.id, groupId));
+    const all = [1, 2, 3, 4, 5, 6, 7];
+    await addHours(db, groupId, null, all, "08:00", "18:00");
+    const gina = await addProvider(db, groupId, "Gina Roth");
+    await addHours(db, groupId, gina.id, all, "09:00", "17:00");
+    const pilates = await addService(db, groupId, { name: "Pilates Group", durationMin: 60, providerId: gina.id });
+    await db.update(services).set({ capacity: 4 }).where(eq(services.id, pilates));
+    const deskStaff = await addMember(db, groupId, { role: "STAFF", fullName: "Sam Staff" });
+    const api = callerFor(db, deskStaff);
+    // A two-day series at 10:00 (§14 R1) and one more seat in the first day's session.
+    const series = await api.series.book({
+      clinic_id: groupId,
+      service_id: pilates,
+      start: instantAt(day, 10 * 60, timeZone),
+      rrule: "FREQ=DAILY;COUNT=2",
+      patient: { name: "Sally Series" },
+    });
+    if ("dry_run" in series) throw new Error("a dry run");
+    expect(series.occurrences).toHaveLength(2);
+    await api.appointments.book({
+      clinic_id: groupId,
+      service_id: pilates,
+      start: instantAt(day, 10 * 60, timeZone),
+      patient: { name: "Gus Group" },
+    });
+
+    // The booking page: each time of the group session says how many seats are left.
+    const patient = await createUser(db);
+    const page = await pageAs(patient, `/book/${groupId}`);
+    await page.getByLabel("Search services").fill("pilates");
+    await page.getByRole("radio", { name: /Pilates Group/ }).check();
+    await page.getByLabel("Date", { exact: true }).fill(day);
+    const ten = page.getByRole("button", { name: /^10:00/ });
+    await ten.waitFor();
+    expect(await ten.getByTestId("seats-left").textContent()).toBe(" · 2 seats left");
+    expect(await page.getByRole("button", { name: /^09:00/ }).textContent()).toContain("4 seats left");
+    await page.screenshot({ path: `${shots}booking-seats-left.png`, fullPage: true });
+    expect(await axeViolations(page, "booking page, a group session's seats")).toEqual([]);
+
+    // The desk: the series occurrence carries a badge with the series id; each card the seats taken.
+    const desk = await pageAs(deskStaff, `/desk/${groupId}?date=${day}`);
+    const cell = desk.locator('[data-cell="Gina Roth 10:00"]');
+    const sally = cell.locator(".appt", { hasText: "Sally Series" });
+    await sally.waitFor();
+    expect(await sally.locator(".series-badge").textContent()).toBe("Series");
+    expect(await sally.locator(".series-badge").getAttribute("title")).toBe(`Part of series ${series.id}`);
+    expect(await cell.locator(".appt", { hasText: "Gus Group" }).locator(".series-badge").count()).toBe(0);
+    await expect
+      .poll(() => cell.getByTestId("seats-taken").allTextContents())
+      .toEqual([" 2 of 4 seats taken", " 2 of 4 seats taken"]);
+    // A free time of the group session says how many seats it has; a seat of the started one can be booked.
+    await desk.locator('[data-cell="Gina Roth 09:00"]').getByText("4 seats left").waitFor();
+    await cell.getByText("2 seats left").waitFor();
+    await desk.screenshot({ path: `${shots}desk-series-and-seats.png`, fullPage: true });
+    expect(await axeViolations(desk, "desk, a series and a group session")).toEqual([]);
+    await cell.getByRole("button", { name: "Book a seat with Gina Roth at 10:00" }).click();
+    await desk.getByLabel("Patient name").fill("Walk Seat");
+    await desk.getByRole("button", { name: "Book walk-in" }).click();
+    await cell.getByText("Walk Seat, Pilates Group").waitFor();
+    await expect.poll(() => cell.getByTestId("seats-taken").first().textContent()).toBe(" 3 of 4 seats taken");
+    await cell.getByText("1 seat left").waitFor();
+  });
+
   it("gives one of two patients racing for one slot the booking, and the other a 'just taken' and fresh times", async () => {
     const racers = await Promise.all([createUser(t.handle.db), createUser(t.handle.db)]);
     const pages = await Promise.all(racers.map((racer) => pageAs(racer, `/book/${clinicId}`)));
