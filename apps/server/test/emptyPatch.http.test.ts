@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { addHours, addProvider, addService, addWebhook, clinicFixture } from "@clinic/api/testing";
+import { addHours, addProvider, addResource, addService, addWebhook, clinicFixture } from "@clinic/api/testing";
 import { request, useTestApp } from "./helpers.ts";
 
 // An empty PATCH changes nothing: 200 with the resource as it was (updated_at too), no audit entry,
@@ -74,6 +74,13 @@ const targets: Record<string, (c: Clinic) => Promise<Target>> = {
     return {
       params: { clinic_id: c.clinicId, id },
       read: () => one(c, `/v1/clinics/${c.clinicId}/webhooks`, "webhooks", (h) => h.id === id),
+    };
+  },
+  "/v1/clinics/{clinic_id}/resources/{id}": async (c) => {
+    const id = await addResource(t.handle.db, c.clinicId, { name: "Room 1" });
+    return {
+      params: { clinic_id: c.clinicId, id },
+      read: () => one(c, `/v1/clinics/${c.clinicId}/resources`, "resources", (r) => r.id === id),
     };
   },
 };

@@ -13,6 +13,7 @@ const service = {
   minNoticeMin: 0,
   bookingHorizonDays: null,
   capacity: 1,
+  requiredResourceKinds: [],
 };
 const answer = (slots: number, providers = 8, goodUntilMs = Infinity): CachedAvailability => ({
   service,

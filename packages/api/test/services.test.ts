@@ -80,6 +80,7 @@ describe("services.create (S1)", () => {
         "booking_horizon_days",
         "requires_confirmation",
         "capacity",
+        "required_resource_kinds",
         "created_at",
         "updated_at",
       ].sort(),

@@ -154,6 +154,12 @@ export const distributedFunctions: readonly { signature: string; clinicArgument:
     signature: "clinic_claim_busy(uuid,uuid,uuid,timestamptz,timestamptz,uuid,timestamptz,timestamptz)",
     clinicArgument: "p_clinic_id",
   },
+  // Resources (drizzle/0013_resources.sql).
+  { signature: "clinic_kind_scope(uuid,text)", clinicArgument: null },
+  {
+    signature: "clinic_claim_resources(uuid,uuid,jsonb,timestamptz,timestamptz,uuid,jsonb,timestamptz,timestamptz)",
+    clinicArgument: "p_clinic_id",
+  },
 ];
 
 /**

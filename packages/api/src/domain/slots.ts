@@ -30,6 +30,9 @@ import {
  *    a local date after today + horizon;
  * 5. one entry per distinct (start, end) with every free provider, ids sorted; entries by start.
  *
+ * A service that needs resources (§14, docs/resources.md): a slot is offered only when every
+ * required kind has a resource free for the slot's occupied range (`freeResourcesAt`).
+ *
  * A group service (capacity > 1, §14, docs/group-sessions.md): the seats of one of its slots are
  * bookings of that service with exactly the slot's start and end. They block every other slot like
  * any booking, but not their own slot while it has a seat left; such a slot carries `remaining`,
@@ -100,6 +103,22 @@ export interface SlotRules {
   serviceId?: string;
 }
 
+/**
+ * A time a resource is taken: a booking's occupied range, or a closure. `seat` says the booking is
+ * a seat of a group session (its service and exact time): seats of one session share resources.
+ */
+export interface ResourceBusy extends Interval {
+  seat?: { serviceId: string; start: number; end: number };
+}
+
+/** A room or piece of equipment of a required kind, active, with the times it is taken (§14). */
+export interface ResourceSchedule {
+  id: string;
+  name: string;
+  kind: string;
+  busy: readonly ResourceBusy[];
+}
+
 /** Everything one computation needs; the caller loads it (see modules/availability/compute.ts). */
 export interface SlotQuery extends SlotRules {
   /** The clinic's IANA zone: hours are wall clock there, dates are local dates there. */
@@ -112,6 +131,41 @@ export interface SlotQuery extends SlotRules {
   clinicOverrides?: readonly DateOverride[];
   clinicClosures: readonly Interval[];
   providers: readonly ProviderSchedule[];
+  /** Kinds of resources each booking needs one of (§14); absent or empty: none. */
+  requiredKinds?: readonly string[];
+  /** The clinic's active resources of those kinds. */
+  resources?: readonly ResourceSchedule[];
+}
+
+/**
+ * The resources of each required kind free for a booking at [start, end) of the queried service:
+ * free for its occupied range (widened by the service's buffers), neither closed nor taken, except
+ * by seats of this very group session; by name, then id. A kind without any is in `missing`.
+ */
+export function freeResourcesAt(
+  q: Pick<SlotQuery, "requiredKinds" | "resources" | "bufferBeforeMin" | "bufferAfterMin" | "capacity" | "serviceId">,
+  start: number,
+  end: number,
+): { free: Map<string, ResourceSchedule[]>; missing: string[] } {
+  const free = new Map<string, ResourceSchedule[]>();
+  const missing: string[] = [];
+  const kinds = q.requiredKinds ?? [];
+  if (kinds.length === 0) return { free, missing };
+  const from = start - (q.bufferBeforeMin ?? 0) * MINUTE;
+  const to = end + (q.bufferAfterMin ?? 0) * MINUTE;
+  const grouped = (q.capacity ?? 1) > 1;
+  const takenFor = (b: ResourceBusy) =>
+    b.start < to &&
+    from < b.end &&
+    !(grouped && b.seat && b.seat.serviceId === q.serviceId && b.seat.start === start && b.seat.end === end);
+  for (const kind of kinds) {
+    const list = (q.resources ?? [])
+      .filter((r) => r.kind === kind && !r.busy.some(takenFor))
+      .sort((a, b) => compareIds(a.name, b.name) || compareIds(a.id, b.id));
+    if (list.length === 0) missing.push(kind);
+    free.set(kind, list);
+  }
+  return { free, missing };
 }
 
 /** One bookable slot: [start, end) in epoch ms, and who can take it. */
@@ -225,10 +279,11 @@ interface Plan {
   cursor: number;
   /** Where the cursor is valid from; a window starting earlier rewinds it. */
   validFrom: number;
-  /** A group service: its sessions with a seat left, by start (their end and seats taken). */
-  sessions: Map<number, { end: number; taken: number }> | null;
-  /** Busy time without those sessions: what else a session's own slot must be free of. */
-  busyBesides: Interval[];
+  /**
+   * A group service: its sessions with a seat left, by start: their end, seats taken, and the busy
+   * time without that session's own seats (what else its slot must be free of).
+   */
+  sessions: Map<number, { end: number; taken: number; besides: Interval[] }> | null;
 }
 
 /**
@@ -242,7 +297,8 @@ function sessionsOf(
   const sessions = new Map<number, { end: number; taken: number; ids: string[] }>();
   if (rules.capacity <= 1 || rules.serviceId === undefined) return sessions;
   for (const b of bookings) {
-    if (b.serviceId !== rules.serviceId || b.end - b.start !== rules.durationMs) continue;
+    // Time taken in another clinic is never a seat here.
+    if (b.elsewhere || b.serviceId !== rules.serviceId || b.end - b.start !== rules.durationMs) continue;
     const session = sessions.get(b.start);
     if (session) {
       session.taken++;
@@ -252,11 +308,15 @@ function sessionsOf(
   return sessions;
 }
 
-/** Whether the session of a group slot [start, end) has a seat left: the seats it has (0: none yet). */
+/**
+ * The seats taken of the open session of a group slot [start, end) when nothing else blocks the
+ * slot; null when there is no such session or something else does.
+ */
 function seatsTaken(plan: Plan, start: number, end: number): number | null {
   const session = plan.sessions?.get(start);
   if (!session || session.end !== end) return null;
-  return session.taken;
+  const other = session.besides[firstEndingAfter(session.besides, start)];
+  return other && other.start < end ? null : session.taken;
 }
 
 function planOf(
@@ -269,15 +329,14 @@ function planOf(
   const own = [...(provider.closures ?? []), ...closures];
   const blocked = [...own, ...bookings.map((b) => blockedBy(b, rules))];
   const ownWeekly = weeklyWindows(provider.hours);
-  const all = sessionsOf(bookings, rules);
-  const open = new Map([...all].filter(([, s]) => s.taken < rules.capacity));
-  const openIds = new Set([...open.values()].flatMap((s) => s.ids));
+  const open = [...sessionsOf(bookings, rules)].filter(([, s]) => s.taken < rules.capacity);
+  const besidesOf = (seats: readonly string[]) =>
+    normalize([...own, ...bookings.filter((b) => !seats.includes(b.id)).map((b) => blockedBy(b, rules))]);
   return {
-    sessions: open.size > 0 ? new Map([...open].map(([start, s]) => [start, { end: s.end, taken: s.taken }])) : null,
-    busyBesides:
-      open.size > 0
-        ? normalize([...own, ...bookings.filter((b) => !openIds.has(b.id)).map((b) => blockedBy(b, rules))])
-        : [],
+    sessions:
+      open.length > 0
+        ? new Map(open.map(([start, s]) => [start, { end: s.end, taken: s.taken, besides: besidesOf(s.ids) }]))
+        : null,
     id: provider.providerId,
     windows: intersectWeeks(clinic, ownWeekly),
     ownWeekly,
@@ -349,18 +408,39 @@ function sortedUnique(ids: readonly string[]): string[] {
  * window edge in a spring-forward gap maps past the next window's start, or where groups
  * interleave.
  */
-function sortAndMerge(out: Slot[], from: number): void {
+function sortAndMerge(out: Slot[], from: number, seatsByProvider: Map<Slot, Map<string, number>>): void {
   const day = out.splice(from).sort((a, b) => a.start - b.start || a.end - b.end);
   for (const slot of day) {
     const last = out.length > from ? out[out.length - 1] : undefined;
     if (last && last.start === slot.start && last.end === slot.end) {
-      // The same provider twice (two windows of a date meeting in a gap) counts once.
-      const fresh = slot.providerIds.filter((id) => !last.providerIds.includes(id));
+      const seats = seatsByProvider.get(slot);
+      if (seats) addSeats(seatsByProvider, last, [...seats.keys()], [...seats.values()]);
       last.providerIds = sortedUnique([...last.providerIds, ...slot.providerIds]);
-      if (last.remaining !== undefined && slot.remaining !== undefined && fresh.length === slot.providerIds.length)
-        last.remaining += slot.remaining;
     } else out.push(slot);
   }
+}
+
+/**
+ * Adds providers' seats left to a group slot that already holds some: the same provider twice
+ * (two windows of a date meeting in a spring-forward gap) counts once.
+ */
+function addSeats(
+  seatsByProvider: Map<Slot, Map<string, number>>,
+  slot: Slot,
+  ids: readonly string[],
+  left: readonly number[],
+) {
+  let seats = seatsByProvider.get(slot);
+  if (!seats) {
+    seats = new Map();
+    seatsByProvider.set(slot, seats);
+  }
+  ids.forEach((id, i) => {
+    if (seats.has(id)) return;
+    const n = left[i] ?? 0;
+    seats.set(id, n);
+    slot.remaining = (slot.remaining ?? 0) + n;
+  });
 }
 
 function labelOf(day: ZonedDay, start: number, wallMinute: number): string {
@@ -378,6 +458,9 @@ export function computeSlots(q: SlotQuery): Slot[] {
   const rules = resolveRules(q);
   const { durationMs: duration, stepMs: step, stepMin, minStart, capacity } = rules;
   const grouped = capacity > 1;
+  const needsResources = (q.requiredKinds ?? []).length > 0;
+  /** A group service's slots: each provider's seats left, so a provider met twice counts once. */
+  const seatsByProvider = new Map<Slot, Map<string, number>>();
   const days = zonedDays(q.fromDate, q.toDate, q.timeZone);
   const clinic = weeklyWindows(q.clinicHours);
   const clinicOverrides = overridesByDate(q.clinicOverrides);
@@ -426,6 +509,7 @@ export function computeSlots(q: SlotQuery): Slot[] {
           const end = start + duration;
           let ids: string[] | undefined;
           let remaining = 0;
+          const seatsLeft: number[] | null = grouped ? [] : null;
           for (const plan of members) {
             const busy = plan.busy;
             let cursor = plan.cursor;
@@ -438,31 +522,37 @@ export function computeSlots(q: SlotQuery): Slot[] {
               // A group session's own slot, with a seat left, is free of everything but itself.
               const seats = plan.sessions ? seatsTaken(plan, start, end) : null;
               if (seats === null) continue;
-              const other = plan.busyBesides[firstEndingAfter(plan.busyBesides, start)];
-              if (other && other.start < end) continue;
               taken = seats;
             }
             remaining += capacity - taken;
+            if (seatsLeft) seatsLeft.push(capacity - taken);
             if (ids) ids.push(plan.id);
             else ids = [plan.id];
           }
           if (!ids) continue;
+          if (needsResources && freeResourcesAt(q, start, end).missing.length > 0) continue;
           if (merging) {
             const key = start - day.utcMidnight;
             const existing = byStart.get(key);
             if (existing) {
               for (const id of ids) existing.providerIds.push(id);
-              if (existing.remaining !== undefined) existing.remaining += remaining;
+              if (seatsLeft) addSeats(seatsByProvider, existing, ids, seatsLeft);
               mergedSlots.push(existing);
               continue;
             }
             const slot: Slot = { start, end, startLocal: labelOf(day, start, minute), providerIds: ids };
-            if (grouped) slot.remaining = remaining;
+            if (seatsLeft) {
+              slot.remaining = remaining;
+              seatsByProvider.set(slot, new Map(ids.map((id, i) => [id, seatsLeft[i] ?? 0])));
+            }
             byStart.set(key, slot);
             out.push(slot);
           } else {
             const slot: Slot = { start, end, startLocal: labelOf(day, start, minute), providerIds: ids };
-            if (grouped) slot.remaining = remaining;
+            if (seatsLeft) {
+              slot.remaining = remaining;
+              seatsByProvider.set(slot, new Map(ids.map((id, i) => [id, seatsLeft[i] ?? 0])));
+            }
             out.push(slot);
           }
           if (start <= lastStart) ordered = false;
@@ -477,7 +567,8 @@ export function computeSlots(q: SlotQuery): Slot[] {
       for (const slot of mergedSlots) slot.providerIds = sortedUnique(slot.providerIds);
       mergedSlots.length = 0;
     }
-    if (!ordered) sortAndMerge(out, dayFrom);
+    if (!ordered) sortAndMerge(out, dayFrom, seatsByProvider);
+    seatsByProvider.clear();
   }
   return out;
 }
@@ -539,6 +630,7 @@ export const reasonCodes = [
   "PROVIDER_CLOSURE",
   "BOOKED",
   "BUFFER",
+  "RESOURCE_UNAVAILABLE",
 ] as const;
 export type ReasonCode = (typeof reasonCodes)[number];
 
@@ -551,6 +643,8 @@ export interface Reason {
   bookingId?: string;
   /** BOOKED: the provider's time is taken in another of their clinics. */
   elsewhere?: boolean;
+  /** RESOURCE_UNAVAILABLE: the kind of which no resource is free. */
+  kind?: string;
   /** CLINIC_HOURS, PROVIDER_HOURS: that owner's windows of the date, in minutes of day. */
   windows?: Interval[];
   /** OFF_GRID: the grid starts before and after it in the window that holds it. */
@@ -591,6 +685,10 @@ export function explainStart(q: SlotQuery, startMs: number): StartExplanation {
   if (startMs <= q.nowMs) general.push({ code: "IN_PAST" });
   if ((q.noticeMin ?? 0) > 0 && startMs < q.nowMs + (q.noticeMin ?? 0) * MINUTE) general.push({ code: "MIN_NOTICE" });
   if (rules.lastDate !== null && date > rules.lastDate) general.push({ code: "BEYOND_HORIZON" });
+  const resourceReasons: Reason[] = freeResourcesAt(q, slot.start, slot.end).missing.map((kind) => ({
+    code: "RESOURCE_UNAVAILABLE",
+    kind,
+  }));
   const providers = [...q.providers].sort((a, b) => compareIds(a.providerId, b.providerId));
   return {
     start: slot.start,
@@ -640,6 +738,7 @@ export function explainStart(q: SlotQuery, startMs: number): StartExplanation {
               : { code: "BUFFER", interval: { start: booking.start, end: booking.end }, bookingId: booking.id },
           );
       }
+      reasons.push(...resourceReasons);
       return { providerId: provider.providerId, reasons };
     }),
   };

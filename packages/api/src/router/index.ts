@@ -14,6 +14,7 @@ import { messagesRouter } from "./messages.ts";
 import { nextFreeRouter } from "./nextFree.ts";
 import { onlineBookingRouter } from "./onlineBooking.ts";
 import { providersRouter } from "./providers.ts";
+import { resourcesRouter } from "./resources.ts";
 import { seriesRouter } from "./series.ts";
 import { servicesRouter } from "./services.ts";
 import { waitlistRouter } from "./waitlist.ts";
@@ -42,6 +43,7 @@ export const appRouter = router({
   nextFree: nextFreeRouter,
   messages: messagesRouter,
   manage: manageRouter,
+  resources: resourcesRouter,
 });
 
 export type AppRouter = typeof appRouter;

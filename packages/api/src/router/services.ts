@@ -10,6 +10,7 @@ import {
   serviceOutput,
   updateService,
 } from "../modules/catalog/index.ts";
+import { requiredResourceKindsInput } from "../modules/resources/index.ts";
 import { nextCursorOutput, pageInput } from "../pagination.ts";
 import { price, queryBoolean, uuid } from "../schemas/wire.ts";
 import { clinicProcedure } from "../trpc.ts";
@@ -28,6 +29,8 @@ const rules = {
   requires_confirmation: z.boolean().optional(),
   /** Seats of one slot: a group session when > 1 (§14). */
   capacity: z.number().int().min(1).max(200).optional(),
+  /** Kinds of resources a booking needs, one of each (§14, docs/resources.md); default none. */
+  required_resource_kinds: requiredResourceKindsInput.optional(),
 };
 
 const servicesTag = ["services"] as const;

@@ -140,6 +140,11 @@ export const appointments = pgTable(
     sessionKey: uuid("session_key"),
     /** The series (course of treatment) it is an occurrence of, or null (§14). */
     seriesId: uuid("series_id"),
+    /** The resources it holds, as they were when booked (§14): `[{id, name, kind}]`. */
+    resources: jsonb("resources")
+      .$type<{ id: string; name: string; kind: string }[]>()
+      .notNull()
+      .default(sql`'[]'::jsonb`),
   },
   (t) => [
     primaryKey({ name: "appointments_pkey", columns: [t.clinicId, t.id] }),

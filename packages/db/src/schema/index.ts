@@ -5,3 +5,4 @@ export * from "./services.ts";
 export * from "./users.ts";
 export * from "./events.ts";
 export * from "./messages.ts";
+export * from "./resources.ts";

@@ -32,6 +32,11 @@ export const services = pgTable(
     requiresConfirmation: boolean("requires_confirmation").notNull().default(false),
     /** Seats of one slot (§14): up to this many appointments share a slot of one provider (a group session). */
     capacity: integer("capacity").notNull().default(1),
+    /** Kinds of resources a booking needs, one of each (§14): e.g. `["treatment_room"]`. */
+    requiredResourceKinds: text("required_resource_kinds")
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
     // Booking rules (docs/availability.md#booking-rules).
     bufferBeforeMin: integer("buffer_before_min").notNull().default(0),
     bufferAfterMin: integer("buffer_after_min").notNull().default(0),

@@ -111,7 +111,7 @@ export async function computeAvailability(
     assertCandidate(service, q.providerId, candidates);
     // Without the time rules: they are applied per request (see `offered`).
     const slots = computeSlots({ ...schedule, nowMs: -Infinity, noticeMin: 0, horizonDays: null });
-    const dependsOn = [q.clinicId, ...candidates.map((c) => c.userId)];
+    const dependsOn = [q.clinicId, ...candidates.map((c) => c.userId), ...context.kindScopes];
     const answer: CachedAvailability = { service, slots, dependsOn, goodUntilMs: context.holdsEndMs };
     cache.noteZone(q.clinicId, q.timeZone);
     if (slots.length <= q.maxSlots)

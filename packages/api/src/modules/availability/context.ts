@@ -42,6 +42,7 @@ const answerSchema = z.union([
       min_notice_min: z.number(),
       booking_horizon_days: z.number().nullable(),
       capacity: z.number(),
+      required_resource_kinds: z.array(z.string()),
     }),
     candidates: z.array(z.object({ user_id: z.string(), full_name: z.string(), status: z.enum(memberStatuses) })),
     hours: z.array(
@@ -81,6 +82,22 @@ const answerSchema = z.union([
       }),
     ),
     elsewhere: z.array(z.object({ provider_id: z.string(), starts_at: isoInstant, ends_at: isoInstant })),
+    resources: z.array(
+      z.object({
+        id: z.string(),
+        name: z.string(),
+        kind: z.string(),
+        busy: z.array(
+          z.object({
+            starts_at: isoInstant,
+            ends_at: isoInstant,
+            held_until: isoInstant.nullable().optional(),
+            seat: z.object({ service_id: z.string(), start: isoInstant, end: isoInstant }).nullable().optional(),
+          }),
+        ),
+      }),
+    ),
+    kind_scopes: z.array(z.string()),
     day_load: z.record(z.string(), z.number()),
     schedule: z.record(z.string(), z.number()),
     versions: z.record(z.string(), z.number()),
@@ -115,6 +132,8 @@ export interface ScheduleContext {
   versions: Record<string, number>;
   /** When the first hold among the bookings ends (epoch ms; Infinity without holds). */
   holdsEndMs: number;
+  /** The cache scopes of the resource kinds the service needs (an answer depends on them too). */
+  kindScopes: string[];
 }
 
 export interface ScheduleContextRequest {
@@ -182,6 +201,7 @@ export async function readScheduleContext(
     minNoticeMin: s.min_notice_min,
     bookingHorizonDays: s.booking_horizon_days,
     capacity: s.capacity,
+    requiredResourceKinds: s.required_resource_kinds,
   };
   const a = answer.appointment;
   const appointment: CurrentAppointment | null = a
@@ -230,6 +250,18 @@ export async function readScheduleContext(
         serviceId: b.service_id,
       })),
       elsewhere: answer.elsewhere.map((e) => ({ providerId: e.provider_id, startsAt: e.starts_at, endsAt: e.ends_at })),
+      resources: answer.resources.map((r) => ({
+        id: r.id,
+        name: r.name,
+        kind: r.kind,
+        busy: r.busy.map((b) => ({
+          start: b.starts_at.getTime(),
+          end: b.ends_at.getTime(),
+          ...(b.seat
+            ? { seat: { serviceId: b.seat.service_id, start: b.seat.start.getTime(), end: b.seat.end.getTime() } }
+            : {}),
+        })),
+      })),
     },
   );
   return {
@@ -240,6 +272,11 @@ export async function readScheduleContext(
     dayLoad: answer.day_load,
     scheduleVersions: answer.schedule,
     versions: answer.versions,
-    holdsEndMs: Math.min(Infinity, ...answer.bookings.map((b) => b.held_until?.getTime() ?? Infinity)),
+    holdsEndMs: Math.min(
+      Infinity,
+      ...answer.bookings.map((b) => b.held_until?.getTime() ?? Infinity),
+      ...answer.resources.flatMap((r) => r.busy.map((b) => b.held_until?.getTime() ?? Infinity)),
+    ),
+    kindScopes: answer.kind_scopes,
   };
 }

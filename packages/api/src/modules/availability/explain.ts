@@ -4,8 +4,12 @@ import type { Interval } from "../../domain/intervals.ts";
 import { type Reason, explainStart, reasonCodes } from "../../domain/slots.ts";
 import { formatLocal, formatTimeOfDay, localDateOf } from "../../domain/timezone.ts";
 import { instantOutput } from "../../schemas/wire.ts";
-import { type ClosureInterval, loadSchedule } from "./schedule.ts";
-import { type ServiceInfo, candidatesOf, loadBookableService } from "./service.ts";
+import { readScheduleContext } from "./context.ts";
+import type { ClosureInterval } from "./schedule.ts";
+import { DomainError } from "../../errors.ts";
+import { type ServiceInfo, assertCandidate } from "./service.ts";
+
+const HOUR = 3_600_000;
 
 /** Why a start can or cannot be booked, per candidate provider (docs/availability.md#why-no-slot). */
 export const explanationOutput = z.object({
@@ -77,6 +81,8 @@ export function reasonDetail(
       return reason.elsewhere
         ? `booked in another of the provider's clinics ${span(reason.interval)}`
         : `booked ${span(reason.interval)}`;
+    case "RESOURCE_UNAVAILABLE":
+      return `no ${reason.kind ?? "resource"} is free for the appointment's time (with its buffers)`;
     case "BUFFER":
       return `too close to the appointment ${span(reason.interval)} (this service needs ${String(service.bufferBeforeMin)} minutes before and ${String(service.bufferAfterMin)} after, that appointment keeps its own)`;
   }
@@ -89,39 +95,42 @@ export function reasonDetail(
  */
 export async function explainAvailability(db: Db, query: ExplainQuery): Promise<ExplanationView> {
   const date = localDateOf(query.start.getTime(), query.timeZone);
-  return db.transaction(
-    async (tx) => {
-      const service = await loadBookableService(tx, query.clinicId, query.serviceId);
-      const candidates = await candidatesOf(tx, query.clinicId, service, query.providerId);
-      const schedule = await loadSchedule(
-        tx,
-        { clinicId: query.clinicId, timeZone: query.timeZone, fromDate: date, toDate: date },
-        service,
-        candidates,
-        query.now,
-      );
-      const explanation = explainStart({ ...schedule, nowMs: query.now.getTime() }, query.start.getTime());
-      const byId = new Map(candidates.map((c) => [c.userId, c]));
-      const providers = explanation.providers.map((p) => {
-        const candidate = byId.get(p.providerId);
-        return {
-          provider_id: p.providerId,
-          provider_name: candidate?.fullName ?? "",
-          bookable: p.reasons.length === 0,
-          reasons: p.reasons.map((r) => ({
-            code: r.code,
-            detail: reasonDetail(r, service, query.timeZone, explanation.date, candidate?.status ?? "", query.now),
-            ...(query.showAppointments && r.bookingId ? { appointment_id: r.bookingId } : {}),
-          })),
-        };
-      });
-      return {
-        start: new Date(explanation.start),
-        end: new Date(explanation.end),
-        bookable: providers.some((p) => p.bookable),
-        providers,
-      };
-    },
-    { isolationLevel: "repeatable read", accessMode: "read only" },
-  );
+  // The one read every booking makes (clinic_schedule_context): the same schedule, the time a
+  // shared provider has taken in other clinics, the resources the service needs.
+  const context = await readScheduleContext(db, {
+    clinicId: query.clinicId,
+    timeZone: query.timeZone,
+    fromDate: date,
+    toDate: date,
+    from: new Date(query.start.getTime() - 28 * HOUR),
+    to: new Date(query.start.getTime() + 52 * HOUR),
+    serviceId: query.serviceId,
+    providerId: query.providerId,
+    now: query.now,
+  });
+  if (context === "rate limited") throw new Error("an explanation counts no rate limit");
+  const { service, candidates } = context;
+  if (!service.isActive) throw new DomainError("SERVICE_INACTIVE", "the service is inactive and cannot be booked");
+  assertCandidate(service, query.providerId, candidates);
+  const explanation = explainStart({ ...context.schedule, nowMs: query.now.getTime() }, query.start.getTime());
+  const byId = new Map(candidates.map((c) => [c.userId, c]));
+  const providers = explanation.providers.map((p) => {
+    const candidate = byId.get(p.providerId);
+    return {
+      provider_id: p.providerId,
+      provider_name: candidate?.fullName ?? "",
+      bookable: p.reasons.length === 0,
+      reasons: p.reasons.map((r) => ({
+        code: r.code,
+        detail: reasonDetail(r, service, query.timeZone, explanation.date, candidate?.status ?? "", query.now),
+        ...(query.showAppointments && r.bookingId ? { appointment_id: r.bookingId } : {}),
+      })),
+    };
+  });
+  return {
+    start: new Date(explanation.start),
+    end: new Date(explanation.end),
+    bookable: providers.some((p) => p.bookable),
+    providers,
+  };
 }

@@ -18,6 +18,8 @@ export interface ServiceInfo {
   bookingHorizonDays: number | null;
   /** Seats of a slot: a group session when > 1 (§14). */
   capacity: number;
+  /** Kinds of resources a booking needs one of each (§14). */
+  requiredResourceKinds: string[];
 }
 
 const serviceInfoColumns = {
@@ -32,6 +34,7 @@ const serviceInfoColumns = {
   minNoticeMin: services.minNoticeMin,
   bookingHorizonDays: services.bookingHorizonDays,
   capacity: services.capacity,
+  requiredResourceKinds: services.requiredResourceKinds,
 };
 
 /** The slot engine's rules of a service. */

@@ -50,6 +50,8 @@ export const appointmentOutput = z.object({
   booked_by_user_id: z.string().nullable(),
   /** The series it is an occurrence of (§14), or null. */
   series_id: z.string().nullable(),
+  /** The rooms and equipment it holds, as they were when booked (§14). */
+  resources: z.array(z.object({ id: z.string(), name: z.string(), kind: z.string() })),
 });
 export type AppointmentView = z.infer<typeof appointmentOutput>;
 
@@ -79,6 +81,7 @@ export const appointmentColumns = {
   patientUserId: appointments.patientUserId,
   bookedByUserId: appointments.bookedByUserId,
   seriesId: appointments.seriesId,
+  resources: appointments.resources,
   /** Not shown: the iCalendar SEQUENCE of the appointment in calendar feeds. */
   revision: appointments.revision,
 };
@@ -120,6 +123,7 @@ export const toAppointment = (row: AppointmentRow): AppointmentView => ({
   patient_user_id: row.patientUserId,
   booked_by_user_id: row.bookedByUserId,
   series_id: row.seriesId,
+  resources: row.resources,
 });
 
 /** Appointments are listed by start, then id. */

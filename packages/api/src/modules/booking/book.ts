@@ -4,7 +4,7 @@ import { DomainError, notFound, validationFailed } from "../../errors.ts";
 import { type ScheduleContext, type ServiceInfo, assertCandidate } from "../availability/index.ts";
 import type { RateLimit } from "../ratelimit/index.ts";
 import type { AppointmentView } from "./appointments.ts";
-import { freeAt, readStartContext, replayOrRefuse, scheduleOf, write } from "./clinicFunctions.ts";
+import { freeAt, readStartContext, replayOrRefuse, resourcesWanted, scheduleOf, write } from "./clinicFunctions.ts";
 import { requestHash } from "./idempotency.ts";
 
 export interface PatientInput {
@@ -142,6 +142,7 @@ export async function bookAppointment(
       buffer_before_min: occupancy.bufferBeforeMin,
       buffer_after_min: occupancy.bufferAfterMin,
       candidates: order,
+      resources: resourcesWanted(context, request.start),
       schedule: scheduleOf(context, request.clinicId, order),
     });
     if (written) return written;

@@ -4,7 +4,7 @@
 import { sql } from "drizzle-orm";
 import { z } from "zod";
 import { type Db, rowsOf } from "@clinic/db";
-import { explainStart } from "../../domain/slots.ts";
+import { explainStart, freeResourcesAt } from "../../domain/slots.ts";
 import { addDays, wallClockToInstant } from "../../domain/timezone.ts";
 import { domainCodes } from "../../errorCodes.ts";
 import { DomainError } from "../../errors.ts";
@@ -109,6 +109,16 @@ export async function readStartContext(db: Db, request: ReadRequest, now: Date):
 export function freeAt(context: ScheduleContext, start: Date, now: Date): Set<string> {
   const explanation = explainStart({ ...context.schedule, nowMs: now.getTime() }, start.getTime());
   return new Set(explanation.providers.filter((p) => p.reasons.length === 0).map((p) => p.providerId));
+}
+
+/**
+ * The resources a booking at `start` may take (§14): for each kind the service needs, the free ones
+ * by name, which the write tries in that order (its exclusion constraint decides between racers).
+ */
+export function resourcesWanted(context: ScheduleContext, start: Date): { kind: string; ids: string[] }[] {
+  const startMs = start.getTime();
+  const { free } = freeResourcesAt(context.schedule, startMs, startMs + context.service.durationMin * 60_000);
+  return [...free].map(([kind, list]) => ({ kind, ids: list.map((r) => r.id) }));
 }
 
 /** The schedule versions of the clinic scope and these providers, as the read saw them (absent = 0). */

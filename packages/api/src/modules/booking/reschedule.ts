@@ -5,7 +5,7 @@ import type { RateLimit } from "../ratelimit/index.ts";
 import type { AppointmentActor, AppointmentView } from "./appointments.ts";
 import { type ScheduleContext, assertCandidate } from "../availability/index.ts";
 import { occupancyOf } from "./book.ts";
-import { freeAt, readStartContext, replayOrRefuse, scheduleOf, write } from "./clinicFunctions.ts";
+import { freeAt, readStartContext, replayOrRefuse, resourcesWanted, scheduleOf, write } from "./clinicFunctions.ts";
 import { requestHash } from "./idempotency.ts";
 
 export interface RescheduleRequest {
@@ -73,6 +73,7 @@ export async function rescheduleAppointment(
       buffer_before_min: occupancy.bufferBeforeMin,
       buffer_after_min: occupancy.bufferAfterMin,
       schedule: scheduleOf(checked.context, clinicId, [checked.providerId]),
+      resources: resourcesWanted(checked.context, request.start),
       now: now.toISOString(),
     });
     if (written) return written;

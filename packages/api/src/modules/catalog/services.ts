@@ -76,6 +76,8 @@ export interface ServiceRules {
   requires_confirmation?: boolean | undefined;
   /** Seats of one slot: a group session when > 1 (§14). */
   capacity?: number | undefined;
+  /** Kinds of resources a booking needs, one of each (§14), sorted and distinct. */
+  required_resource_kinds?: string[] | undefined;
 }
 
 export interface NewService extends ServiceRules {
@@ -98,6 +100,7 @@ const plainFields = {
   booking_horizon_days: "bookingHorizonDays",
   requires_confirmation: "requiresConfirmation",
   capacity: "capacity",
+  required_resource_kinds: "requiredResourceKinds",
 } as const satisfies Record<string, keyof typeof services.$inferSelect>;
 type PlainField = keyof typeof plainFields;
 const ruleFields: readonly PlainField[] = [
@@ -107,7 +110,14 @@ const ruleFields: readonly PlainField[] = [
   "min_notice_min",
   "booking_horizon_days",
   "capacity",
+  "required_resource_kinds",
 ];
+
+/** Equal stored values: scalars by identity, arrays (required_resource_kinds) element by element. */
+function sameValue(a: unknown, b: unknown): boolean {
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((item, i) => item === b[i]);
+  return a === b;
+}
 
 /** Fields whose change changes what availability returns. */
 const availabilityFields = new Set<string>(["provider_id", "duration_min", "is_active", ...ruleFields]);
@@ -136,6 +146,7 @@ export async function createService(db: Db, clinicId: string, actor: Actor, inpu
           bookingHorizonDays: input.booking_horizon_days,
           requiresConfirmation: input.requires_confirmation,
           capacity: input.capacity,
+          requiredResourceKinds: input.required_resource_kinds,
         })
         .returning({ id: services.id }),
       "service",
@@ -201,7 +212,7 @@ export async function updateService(
     const changed: string[] = [];
     for (const [field, column] of Object.entries(plainFields) as [PlainField, (typeof plainFields)[PlainField]][]) {
       const value = patch[field];
-      if (value !== undefined && value !== current[column]) {
+      if (value !== undefined && !sameValue(value, current[column])) {
         set[column] = value;
         changed.push(field);
       }

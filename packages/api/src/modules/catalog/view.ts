@@ -29,6 +29,8 @@ export const serviceOutput = z.object({
   requires_confirmation: z.boolean(),
   /** Seats of one slot: a group session when > 1 (§14). */
   capacity: z.number().int(),
+  /** Kinds of resources a booking needs, one of each (§14); [] = none. */
+  required_resource_kinds: z.array(z.string()),
   created_at: instantOutput,
   updated_at: instantOutput,
 });
@@ -51,6 +53,7 @@ export const serviceColumns = {
   bookingHorizonDays: services.bookingHorizonDays,
   requiresConfirmation: services.requiresConfirmation,
   capacity: services.capacity,
+  requiredResourceKinds: services.requiredResourceKinds,
   createdAt: services.createdAt,
   updatedAt: services.updatedAt,
 };
@@ -84,6 +87,7 @@ export const toService = (row: ServiceRow): ServiceView => ({
   booking_horizon_days: row.bookingHorizonDays,
   requires_confirmation: row.requiresConfirmation,
   capacity: row.capacity,
+  required_resource_kinds: row.requiredResourceKinds,
   created_at: row.createdAt,
   updated_at: row.updatedAt,
 });

@@ -9,7 +9,7 @@ import { formatLocal, localDateOf } from "../../domain/timezone.ts";
 import { domainCodes } from "../../errorCodes.ts";
 import { DomainError, validationFailed } from "../../errors.ts";
 import { type ScheduleContext, assertCandidate, readScheduleContext, reasonDetail } from "../availability/index.ts";
-import { type PatientInput, callClinicFunction, occupancyOf, requestHash } from "../booking/index.ts";
+import { type PatientInput, callClinicFunction, occupancyOf, requestHash, resourcesWanted } from "../booking/index.ts";
 import type { RateLimit } from "../ratelimit/index.ts";
 import { rateLimited, rateWindow } from "../ratelimit/index.ts";
 import { type OccurrenceConflict, type SeriesPreview, type SeriesView } from "./view.ts";
@@ -166,6 +166,7 @@ export async function bookSeries(
             buffer_before_min: occupancy.bufferBeforeMin,
             buffer_after_min: occupancy.bufferAfterMin,
             candidates: c.order,
+            resources: resourcesWanted(context, new Date(c.start)),
             schedule: Object.fromEntries(
               [request.clinicId, ...c.order].map((scope) => [scope, context.scheduleVersions[scope] ?? 0]),
             ),
