@@ -3,7 +3,7 @@ import type { RouterOutputs } from "@clinic/client";
 import { type KeyboardEvent, useEffect, useRef, useState } from "react";
 import { client, errorCodeOf, messageOf } from "./api.ts";
 import { DeskSearch } from "./DeskSearch.tsx";
-import { type Block, addDays, clinicPeriods, columnBlocks, deskDay, seatsTaken } from "./deskDay.ts";
+import { type Block, addDays, clinicPeriods, columnBlocks, deskDay, resourceNames, seatsTaken } from "./deskDay.ts";
 import { strings } from "./i18n.ts";
 import { type KnownStatus, actionsFor, changeWords, freesItsTime, lookOf, statusLooks } from "./status.ts";
 import { dateIn, hhmm, instantAt, longDate, minutesIn, minutesOf, timeIn, weekdayOf } from "./time.ts";
@@ -386,6 +386,9 @@ export function DeskPage({ clinicId }: { clinicId: string }) {
           {block.appointments.map((a) => {
             const look = lookOf(a.status);
             const at = timeIn(a.start, timeZone);
+            // The rooms and equipment it holds (§14), under the patient's name.
+            const held = resourceNames(a.resources);
+            const heldLabel = words.room(a.resources.length);
             return (
               <div key={a.id} className={`appt ${look.className}`} data-appointment={a.id} data-status={a.status}>
                 <span className="badge">
@@ -404,6 +407,12 @@ export function DeskPage({ clinicId }: { clinicId: string }) {
                     {a.patient.name || "a caller, still booking"}, {a.service_name}
                     {a.held_until ? ` (kept until ${timeIn(a.held_until, timeZone)})` : ""}
                   </span>
+                  {held && (
+                    <span className="appt-resources" data-testid="appt-resources" title={`${heldLabel}: ${held}`}>
+                      <span className="visually-hidden">{heldLabel}: </span>
+                      {held}
+                    </span>
+                  )}
                   {(capacityOf.get(a.service_id) ?? 1) > 1 && (
                     <span className="seats" data-testid="seats-taken">
                       {" "}

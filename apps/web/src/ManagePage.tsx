@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 import { errorCodeOf, messageOf } from "./api.ts";
+import { resourceNames } from "./deskDay.ts";
 import { type Locale, localeOf, longDateIn, strings } from "./i18n.ts";
 import { type ManageView, type ManagedAppointment, manageApi } from "./manageApi.ts";
 import { MonthView, monthOf } from "./MonthView.tsx";
@@ -82,6 +83,12 @@ function AppointmentCard({ view, locale }: { view: ManageView; locale: Locale })
           {visitorZone() !== zone && `; ${timeIn(a.start, visitorZone())} ${t.yourTime}`})
         </small>
       </dd>
+      {a.resources.length > 0 && (
+        <>
+          <dt>{t.room(a.resources.length)}</dt>
+          <dd data-testid="managed-room">{resourceNames(a.resources)}</dd>
+        </>
+      )}
       <dt>{t.status}</dt>
       <dd data-testid="managed-status">
         {view.waitlist_offer && a.status === "held"

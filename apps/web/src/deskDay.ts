@@ -161,3 +161,11 @@ export function seatsTaken<A extends SeatHolder>(all: readonly A[], a: A): numbe
       b.end.getTime() === a.end.getTime(),
   ).length;
 }
+
+/**
+ * The rooms and equipment an appointment holds (CONTRACT §14 `resources`), as one line: their
+ * names joined with ", " in the order the API gives them; "" when it holds none.
+ */
+export function resourceNames(resources: readonly { name: string }[] | undefined): string {
+  return (resources ?? []).map((r) => r.name).join(", ");
+}

@@ -65,6 +65,8 @@ const en = {
   seatsTaken: (taken: number, capacity: number) => `${String(taken)} of ${String(capacity)} seats taken`,
   bookSeat: "Book a seat",
   bookSeatAt: (provider: string, time: string) => `Book a seat with ${provider} at ${time}`,
+  /** The label of an appointment's rooms and equipment (§14 `resources`), by how many it holds. */
+  room: (n: number): string => (n === 1 ? "Room" : "Rooms and equipment"),
   // The manage page.
   manageTitle: (clinic: string) => `Your appointment at ${clinic}`,
   yourAppointment: "Your appointment",
@@ -144,6 +146,7 @@ const de: Strings = {
   seatsTaken: (taken, capacity) => `${String(taken)} von ${String(capacity)} Plätzen belegt`,
   bookSeat: "Platz buchen",
   bookSeatAt: (provider, time) => `Einen Platz bei ${provider} um ${time} Uhr buchen`,
+  room: (n) => (n === 1 ? "Raum" : "Räume und Geräte"),
   manageTitle: (clinic) => `Ihr Termin bei ${clinic}`,
   yourAppointment: "Ihr Termin",
   loading: "Wird geladen…",

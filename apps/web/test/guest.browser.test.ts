@@ -250,6 +250,14 @@ describe.skipIf(!chromiumPath)("guests, the month view, the waitlist and manage 
 
   it("shows the manage page in German for a German clinic", async () => {
     const c = await clinicWith({ name: "Praxis Deutsch", locale: "de" });
+    // The check-up needs a treatment room (§14): the page names the one the appointment holds.
+    const admin = callerFor(t.handle.db, await addMember(t.handle.db, c.clinicId, { role: "CLINIC_ADMIN" }));
+    await admin.resources.create({ clinic_id: c.clinicId, name: "Room 1", kind: "treatment_room" });
+    await admin.services.update({
+      clinic_id: c.clinicId,
+      id: c.serviceId,
+      required_resource_kinds: ["treatment_room"],
+    });
     const today = dateIn(new Date(), timeZone);
     const { slots } = await callerFor(t.handle.db, c.staff).availability.get({
       clinic_id: c.clinicId,
@@ -271,6 +279,9 @@ describe.skipIf(!chromiumPath)("guests, the month view, the waitlist and manage 
     await manage.getByRole("heading", { name: "Ihr Termin bei Praxis Deutsch" }).waitFor();
     expect(await manage.evaluate(() => document.documentElement.lang)).toBe("de");
     expect(await manage.getByTestId("managed-status").textContent()).toBe("Gebucht");
+    const room = manage.getByTestId("managed-room");
+    expect(await room.textContent()).toBe("Room 1");
+    expect(await room.evaluate((dd) => dd.previousElementSibling?.textContent)).toBe("Raum");
     expect(await manage.getByTestId("managed-appointment").textContent()).toContain(
       `${timeIn(slot.start, timeZone)} Uhr`,
     );

@@ -68,8 +68,23 @@ describe.skipIf(!chromiumPath)("the booking page and the front desk in Chromium"
     await addHours(db, clinicId, null, all, "08:00", "18:00");
     const anna = await addProvider(db, clinicId, "Anna Berg");
     await addHours(db, clinicId, anna.id, all, "09:00", "17:00");
-    await addService(db, clinicId, { name: "Deep Tissue Massage", durationMin: 30, providerId: anna.id });
+    const massage = await addService(db, clinicId, {
+      name: "Deep Tissue Massage",
+      durationMin: 30,
+      providerId: anna.id,
+    });
     await addService(db, clinicId, { name: "Physiotherapy Assessment", durationMin: 30, providerId: anna.id });
+    // The massage needs a treatment room (§14): the clinic has one, closed 15:00–15:30 for cleaning.
+    const admin = callerFor(db, await addMember(db, clinicId, { role: "CLINIC_ADMIN", fullName: "Clara Admin" }));
+    const room = await admin.resources.create({ clinic_id: clinicId, name: "Room 1", kind: "treatment_room" });
+    await admin.services.update({ clinic_id: clinicId, id: massage, required_resource_kinds: ["treatment_room"] });
+    await admin.resources.createClosure({
+      clinic_id: clinicId,
+      id: room.id,
+      starts_at: instantAt(day, 15 * 60, timeZone),
+      ends_at: instantAt(day, 15 * 60 + 30, timeZone),
+      reason: "Cleaning",
+    });
     // Anna's lunch break, shown as closed on the desk.
     const noon = (hh: string) => new Date(new Date(`${day}T${hh}:00Z`).getTime() - berlinOffsetMs(day));
     await db.insert(closures).values({
@@ -194,6 +209,10 @@ describe.skipIf(!chromiumPath)("the booking page and the front desk in Chromium"
     const desk = await pageAs(staff, `/desk/${clinicId}?date=${day}`);
     const cell = desk.locator('[data-cell="Anna Berg 10:00"]');
     await cell.getByText("Pat Browser, Deep Tissue Massage").waitFor();
+    // The room it holds, under the patient's name, labelled for screen readers and in its tooltip.
+    const rooms = cell.getByTestId("appt-resources");
+    expect(await rooms.textContent()).toBe("Room: Room 1");
+    expect(await rooms.getAttribute("title")).toBe("Room: Room 1");
     // The status is a word and a symbol on the card, not only its colour.
     expect(await cell.locator(".appt").getAttribute("data-status")).toBe("booked");
     await cell.locator(".badge").getByText("Booked").waitFor();
@@ -231,6 +250,12 @@ describe.skipIf(!chromiumPath)("the booking page and the front desk in Chromium"
     expect(await focused(desk)).toBe("Book Anna Berg at 09:00");
     await desk.keyboard.press("ArrowUp");
     expect(await focused(desk)).toBe("Why is Anna Berg at 08:30 not bookable?");
+    // 15:00 is in Anna's hours, but the only treatment room is closed then (RESOURCE_UNAVAILABLE).
+    await desk.getByRole("button", { name: "Why is Anna Berg at 15:00 not bookable?" }).click();
+    await desk
+      .getByTestId("why")
+      .getByText(/^15:00: no treatment_room is free/)
+      .waitFor();
     await desk.screenshot({ path: `${shots}desk.png`, fullPage: true });
     expect(await axeViolations(desk, "desk, day with a booking")).toEqual([]);
 
@@ -257,6 +282,7 @@ describe.skipIf(!chromiumPath)("the booking page and the front desk in Chromium"
     await desk.getByLabel("Patient name").fill("Walk In");
     await desk.getByRole("button", { name: "Book walk-in" }).click();
     await cell.getByText("Walk In, Deep Tissue Massage").waitFor();
+    expect(await cell.getByTestId("appt-resources").textContent()).toBe("Room: Room 1");
     // The canceled one is gone from the grid, and the search still finds it, marked canceled.
     await search.fill("Pat Browser");
     await desk.getByTestId("search-result").filter({ hasText: "Canceled" }).waitFor();
