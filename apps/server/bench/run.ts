@@ -8,9 +8,15 @@
 //   --db URL         the database (DATABASE_URL, else the local server's `postgres` database);
 //                    once per database to compare several side by side, e.g. plain PostgreSQL and Citus
 //   --no-engine      skip the slot-engine benchmark
-//   --rows a,b,...   only these rows (readyz, hit, revalidate, miss, bookings, hot, hotslot), e.g. to
-//                    profile one of them with BENCH_CPU_PROF_DIR; default all. A ratio whose
-//                    calibration row was left out is n/a.
+//   --rows a,b,...   only these rows (readyz, hit, revalidate, miss, bookings, shared, hot, hotslot),
+//                    e.g. to profile one of them with BENCH_CPU_PROF_DIR; default all but shared. A
+//                    ratio whose calibration row was left out is n/a.
+//   --shared         add the row "bookings across 100 clinics, every provider shared with a second
+//                    clinic" (docs/shared-providers.md; the same as `shared` in --rows): a second
+//                    world of 100 clinics, seeded only then, whose clinic c's providers are also
+//                    approved providers (same hours) of clinic (c + 1) mod 100, so every booking is
+//                    written into provider_busy too. Printed next to the bookings row as the same
+//                    ratio to pgbench, plus shared ÷ unshared bookings/s.
 //
 // The world (seed.ts, written in batches): 100 clinics in four time zones × 10 approved providers
 // (Mon–Fri 09:00–17:00 clinic time), each clinic with one service per provider and two
@@ -93,18 +99,21 @@ function parseOptions(argv: string[]): Options {
     workerCounts,
     urls: urls.length > 0 ? urls : [benchDatabaseUrl()],
     engine: !argv.includes("--no-engine"),
-    rows: new Set(rowsOption(values("rows").at(-1))),
+    rows: new Set(rowsOption(values("rows").at(-1), argv.includes("--shared"))),
   };
 }
 
-const allRows = ["readyz", "hit", "revalidate", "miss", "bookings", "hot", "hotslot"];
+/** The rows of a run without --rows; `shared` (a world of its own) only with --shared or --rows. */
+const defaultRows = ["readyz", "hit", "revalidate", "miss", "bookings", "hot", "hotslot"];
+const allRows = [...defaultRows, "shared"];
 
-function rowsOption(text: string | undefined): string[] {
-  if (text === undefined) return allRows;
+function rowsOption(text: string | undefined, shared: boolean): string[] {
+  const extra = shared ? ["shared"] : [];
+  if (text === undefined) return [...defaultRows, ...extra];
   const rows = text.split(",").map((r) => r.trim());
   const unknown = rows.filter((r) => !allRows.includes(r));
   if (unknown.length > 0) throw new Error(`--rows: unknown ${unknown.join(", ")} (rows: ${allRows.join(", ")})`);
-  return rows;
+  return [...rows, ...extra];
 }
 
 const options = parseOptions(process.argv.slice(2));
@@ -140,6 +149,7 @@ const rowNames = {
   revalidate: "availability, 304 revalidation (If-None-Match)",
   miss: `availability, cache miss (${String(shape.largeClinicProviders)} providers × ${String(missDays)} days)`,
   bookings: `bookings across ${String(shape.clinics)} clinics`,
+  shared: `bookings across ${String(shape.clinics)} clinics, every provider shared with a second clinic`,
   hot: "bookings, one hot clinic",
 } as const;
 type RowId = keyof typeof rowNames;
@@ -254,9 +264,9 @@ async function runRow(id: RowId, workers: number, spec: LoadSpec): Promise<HttpR
   return row;
 }
 
-/** The world's webhook deliveries so far: planned (rows), and still pending. */
-async function deliveries(database: DbHandle, world: BenchWorld): Promise<{ planned: number; pending: number }> {
-  const hooked = [...world.clinics, world.large].filter((c) => c.webhook);
+/** The worlds' webhook deliveries so far: planned (rows), and still pending. */
+async function deliveries(database: DbHandle, worlds: BenchWorld[]): Promise<{ planned: number; pending: number }> {
+  const hooked = worlds.flatMap((world) => [...world.clinics, world.large]).filter((c) => c.webhook);
   if (hooked.length === 0) return { planned: 0, pending: 0 };
   const ids = sql.join(
     hooked.map((c) => sql`${c.id}::uuid`),
@@ -298,7 +308,16 @@ async function httpBench(databaseUrl: string, sink: Sink): Promise<DatabaseResul
     const world = await seedWorld(database, { ...shape, webhookUrl: sink.url }, (line) => {
       console.log(`  ${line}`);
     });
+    // The shared row's world of its own (so that the other rows' world stays as it was).
+    let sharedWorld: BenchWorld | undefined;
     try {
+      if (options.rows.has("shared")) {
+        console.log("  the shared providers' world:");
+        sharedWorld = await seedWorld(database, { ...shape, webhookUrl: sink.url, sharedProviders: true }, (line) => {
+          console.log(`  ${line}`);
+        });
+      }
+      const worlds = sharedWorld ? [world, sharedWorld] : [world];
       console.log(`  pgbench TPC-B-like -s 10, ${String(connections)} clients, ${String(seconds)} s ...`);
       const before = load1();
       const tps = pgbench(databaseUrl);
@@ -325,7 +344,7 @@ async function httpBench(databaseUrl: string, sink: Sink): Promise<DatabaseResul
         );
         const server = await startServer(databaseUrl, workers);
         const received = sink.received();
-        const planned = (await deliveries(database, world)).planned;
+        const planned = (await deliveries(database, worlds)).planned;
         try {
           const { base } = server;
           const common = { ...settings, serverGroup: server.pid };
@@ -393,6 +412,19 @@ async function httpBench(databaseUrl: string, sink: Sink): Promise<DatabaseResul
             week += spread.weeksUsed ?? 0;
             rows.push(spread);
           }
+          if (wanted("shared") && sharedWorld) {
+            // The bookings row's load on the shared world: each booking also takes provider_busy.
+            const shared = await runRow("shared", workers, {
+              ...common,
+              kind: "bookings",
+              base,
+              clinics: sharedWorld.clinics,
+              firstMonday: addDays(bookingsMonday, week * 7),
+              ...bookingMix,
+            });
+            week += shared.weeksUsed ?? 0;
+            rows.push(shared);
+          }
           if (wanted("hot")) {
             const hot = await runRow("hot", workers, {
               ...common,
@@ -439,12 +471,12 @@ async function httpBench(databaseUrl: string, sink: Sink): Promise<DatabaseResul
             return hotSlot;
           }
           const hotSlot = wanted("hotslot") ? await hotSlotRun() : undefined;
-          const now = await deliveries(database, world);
+          const now = await deliveries(database, worlds);
           const webhooks = { planned: now.planned - planned, received: sink.received() - received };
           console.log(
             `  webhooks: ${String(webhooks.planned)} deliveries planned during this run, ${String(webhooks.received)} received by the sink, ${String(now.pending)} pending`,
           );
-          const booked = wanted("bookings") || wanted("hot");
+          const booked = wanted("bookings") || wanted("hot") || wanted("shared");
           if (booked && webhooks.received === 0)
             warn(`WORKERS=${String(workers)}: the webhook sink received no delivery`);
           else if (booked && webhooks.received < webhooks.planned / 2)
@@ -459,6 +491,7 @@ async function httpBench(databaseUrl: string, sink: Sink): Promise<DatabaseResul
       return { url: shown, postgres, pgbench: calibration, runs };
     } finally {
       console.log("  removing the bench world ...");
+      if (sharedWorld) await removeWorld(database, sharedWorld);
       await removeWorld(database, world);
     }
   } finally {
@@ -534,13 +567,35 @@ function ratioTable(results: DatabaseResult[]): { headers: string[]; rows: Cell[
     const p = a === undefined || b === undefined ? undefined : percent(a, b);
     return p === undefined ? "n/a" : `${String(p)}% ${mark(p >= target)} (${String(a)} / ${String(b)})`;
   };
+  /** A ratio without a target (the shared row's: no target set yet). */
+  const plain = (a: number | undefined, b: number | undefined) => {
+    const p = a === undefined || b === undefined ? undefined : percent(a, b);
+    return p === undefined ? "n/a" : `${String(p)}% (${String(a)} / ${String(b)})`;
+  };
   const tps = (result: DatabaseResult) => result.pgbench?.tps;
-  const lines: [string, string, (result: DatabaseResult, run: WorkersRun) => Cell][] = [
+  type Line = [string, string, (result: DatabaseResult, run: WorkersRun) => Cell];
+  // The shared row (--shared), next to the bookings row: the same ratio, and shared ÷ unshared.
+  const sharedLines: Line[] = results.some((result) => result.runs.some((run) => row("shared", run)))
+    ? [
+        [
+          `bookings/s across ${String(shape.clinics)} clinics, every provider shared with a second clinic ÷ pgbench TPC-B-like TPS`,
+          "—",
+          (result, run) => plain(row("shared", run)?.reqPerSec, tps(result)),
+        ],
+        [
+          "bookings/s shared ÷ unshared (the two rows above)",
+          "—",
+          (_, run) => plain(row("shared", run)?.reqPerSec, row("bookings", run)?.reqPerSec),
+        ],
+      ]
+    : [];
+  const lines: Line[] = [
     [
       `bookings/s across ${String(shape.clinics)} clinics ÷ pgbench TPC-B-like TPS`,
       "≥ 50%",
       (result, run) => ratio(row("bookings", run)?.reqPerSec, tps(result), 50),
     ],
+    ...sharedLines,
     [
       "bookings/s one hot clinic ÷ pgbench TPC-B-like TPS",
       "≥ 25%",
@@ -689,7 +744,7 @@ async function main() {
   const loadAtEnd = loadAverages();
   const ratios = ratioTable(results);
   const raw = rawTable(results);
-  const world = `${String(shape.clinics)} clinics (${zones.join(", ")}) × ${String(shape.providersPerClinic)} providers, ${String(shape.providersPerClinic + shape.anyServicesPerClinic)} services each (${String(shape.anyServicesPerClinic)} any-provider), ${String(shape.users)} booking agents and staff with tokens of their own, webhooks in ${String(shape.webhookClinics)} clinics to a local sink, one clinic of ${String(shape.largeClinicProviders)} providers`;
+  const world = `${String(shape.clinics)} clinics (${zones.join(", ")}) × ${String(shape.providersPerClinic)} providers, ${String(shape.providersPerClinic + shape.anyServicesPerClinic)} services each (${String(shape.anyServicesPerClinic)} any-provider), ${String(shape.users)} booking agents and staff with tokens of their own, webhooks in ${String(shape.webhookClinics)} clinics to a local sink, one clinic of ${String(shape.largeClinicProviders)} providers${options.rows.has("shared") ? `; for the shared row a second such world, clinic c's providers also approved providers (same hours) of clinic (c + 1) mod ${String(shape.clinics)}` : ""}`;
   const setting = `${String(connections)} connections, ${String(seconds)} s a row after a ${String(options.warmupSeconds)} s warm-up (the cache-hit row: every key first), WORKERS=${options.workerCounts.join(" and ")}`;
   const machineLine = `${String(host.nproc)} cores (nproc), ${host.cpu}, ${String(host.memoryGiB)} GiB memory, Node ${host.node}, PostgreSQL ${host.postgres.join(" / ")}`;
   const loadLine = `load average (1, 5, 15 min) ${loadAtStart} at the start, ${loadAtEnd} at the end`;
@@ -750,7 +805,7 @@ async function main() {
   const end = "<!-- bench:end -->";
   const from = text.indexOf(begin);
   const to = text.indexOf(end);
-  if (options.rows.size < allRows.length) {
+  if (!defaultRows.every((r) => options.rows.has(r))) {
     console.log("\n--rows ran only some rows: docs/performance.md is left as it is");
   } else if (from < 0 || to < from) {
     warn(`docs/performance.md has no ${begin} … ${end} section: not updated`);

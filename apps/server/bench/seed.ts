@@ -6,8 +6,20 @@
 // availability miss's.
 import { randomBytes, randomUUID } from "node:crypto";
 import { inArray, sql } from "drizzle-orm";
-import { mintToken } from "@clinic/api";
-import { clinicMembers, clinics, type DbHandle, rowsOf, services, users, webhooks, workHours } from "@clinic/db";
+import { mintToken, refreshSharedProvider } from "@clinic/api";
+// Not exported by @clinic/api's index: the members module's own upkeep of shared providers, which a
+// world written straight to the database must call as the members API would.
+import {
+  clinicMembers,
+  clinics,
+  type DbHandle,
+  providerBusy,
+  rowsOf,
+  services,
+  users,
+  webhooks,
+  workHours,
+} from "@clinic/db";
 import { benchSecret } from "./server.ts";
 
 export interface BenchClinic {
@@ -39,6 +51,12 @@ export interface WorldShape {
   /** Clinics (every clinics/webhookClinics-th, from the first) with an active webhook to `webhookUrl`. */
   webhookClinics: number;
   webhookUrl: string | undefined;
+  /**
+   * Every provider of clinic c also an approved provider (same hours) of clinic (c + 1) mod
+   * clinics, made shared as the members API would (refreshSharedProvider: shared_providers and
+   * provider_busy), so that their bookings are written into provider_busy too. Off by default.
+   */
+  sharedProviders?: boolean;
 }
 
 export interface BenchWorld {
@@ -169,6 +187,35 @@ export async function seedWorld(
   }
   const large = addClinic(`Bench ${tag} large clinic`, "Europe/Berlin", shape.largeClinicProviders, false);
   const regular = world.slice(0, shape.clinics);
+  // Shared providers: clinic c's providers work in clinic (c + 1) mod clinics too, with the same hours.
+  const sharedIds: string[] = [];
+  if (shape.sharedProviders && regular.length > 1) {
+    regular.forEach((clinic, c) => {
+      const next = at(regular, (c + 1) % regular.length);
+      clinic.providerIds.forEach((providerId, p) => {
+        sharedIds.push(providerId);
+        memberRows.push({
+          clinicId: next.id,
+          userId: providerId,
+          fullName: `Provider ${String(p).padStart(2, "0")} of ${clinic.name}`,
+          email: `p${String(p)}-${clinic.id}@bench.test`,
+          isProvider: true,
+          status: "approved",
+          clinicRole: "STAFF",
+        });
+        hourRows.push(
+          ...weekdays.map((weekday) => ({
+            clinicId: next.id,
+            scope: "provider" as const,
+            providerId,
+            weekday,
+            opensMin,
+            closesMin,
+          })),
+        );
+      });
+    });
+  }
 
   // The booking agents and staff: user u belongs to clinic u mod clinics; the first 20 to the large clinic too.
   const members: { userId: string; email: string; clinics: BenchClinic[] }[] = [];
@@ -199,6 +246,17 @@ export async function seedWorld(
   await batched(hourRows, (rows) => db.insert(workHours).values(rows));
   await batched(serviceRows, (rows) => db.insert(services).values(rows));
   await batched(webhookRows, (rows) => db.insert(webhooks).values(rows));
+  if (sharedIds.length > 0) {
+    progress(`  sharing ${String(sharedIds.length)} providers with a second clinic (refreshSharedProvider) ...`);
+    await batched(
+      sharedIds,
+      (ids) =>
+        db.transaction(async (tx) => {
+          for (const id of ids) await refreshSharedProvider(tx, id);
+        }),
+      100,
+    );
+  }
   progress(`  rows written in ${String(Date.now() - started)} ms; minting ${String(members.length)} tokens ...`);
   for (const member of members) {
     const token = await mintToken(benchSecret, { sub: member.userId, email: member.email }, { expiresIn: "24h" });
@@ -215,6 +273,13 @@ export async function seedWorld(
  */
 export async function removeWorld(database: DbHandle, world: BenchWorld): Promise<void> {
   const clinicIds = [...world.clinics, world.large].map((c) => c.id);
+  // provider_busy (shared providers' time) has no foreign key to clinics or users.
+  if (world.shape.sharedProviders)
+    await batched(
+      world.userIds,
+      (ids) => database.db.delete(providerBusy).where(inArray(providerBusy.userId, ids)),
+      1000,
+    );
   await batched(clinicIds, (ids) => database.db.delete(clinics).where(inArray(clinics.id, ids)), 20);
   await batched(world.userIds, (ids) => database.db.delete(users).where(inArray(users.id, ids)), 1000);
   const queue = rowsOf<{ job: string | null }>(

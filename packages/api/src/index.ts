@@ -22,5 +22,6 @@ export {
   createTokenVerifier,
   mintToken,
 } from "./modules/identity/index.ts";
+export { refreshSharedProvider } from "./modules/members/index.ts";
 export { appRouter, type AppRouter } from "./router/index.ts";
 export { createCallerFactory, type Meta, type RestRoute } from "./trpc.ts";
