@@ -496,10 +496,10 @@ BEGIN
           -- The resources the service needs, one of each kind (the free ones the read found, by name).
           v_taken := clinic_claim_resources(p_clinic_id, v_id, p->'resources', (p->>'occupied_start')::timestamptz,
             (p->>'occupied_end')::timestamptz, v_session, v_session_resources, v_held_until, v_now);
-          INSERT INTO appointments (id, clinic_id, service_id, provider_id, starts_at, ends_at, buffer_before_min, buffer_after_min,
+          INSERT INTO appointments (clinic_id, id, service_id, provider_id, starts_at, ends_at, buffer_before_min, buffer_after_min,
                                     occupied_start, occupied_end, status, held_until, status_history, patient_name, patient_email,
                                     patient_phone_e164, notes, booked_by_user_id, patient_user_id, session_key, series_id, resources)
-          VALUES (v_id, p_clinic_id, (p->>'service_id')::uuid, v_provider, v_start, v_end,
+          VALUES (p_clinic_id, v_id, (p->>'service_id')::uuid, v_provider, v_start, v_end,
                   (p->>'buffer_before_min')::integer, (p->>'buffer_after_min')::integer,
                   (p->>'occupied_start')::timestamptz, (p->>'occupied_end')::timestamptz, v_status, v_held_until,
                   jsonb_build_array(clinic_status_entry(v_status, v_now, v_user, NULL)),

@@ -38,9 +38,10 @@ export function schemaTables(): PgTable[] {
   return Object.values(schema as Record<string, unknown>).filter((value): value is PgTable => is(value, PgTable));
 }
 
-/** Placements in the order Citus needs: reference tables, then clinics, then the rest. */
+/** Placements in the order Citus needs: users, the other reference tables, clinics, then the rest. */
 export function placements(): Placement[] {
-  const rank = (p: Placement) => (p.kind === "reference" ? 0 : p.table === "clinics" ? 1 : 2);
+  // users first: other reference tables refer to it.
+  const rank = (p: Placement) => (p.table === "users" ? 0 : p.kind === "reference" ? 1 : p.table === "clinics" ? 2 : 3);
   return schemaTables()
     .map((table) => {
       const placement = placementOf(table);

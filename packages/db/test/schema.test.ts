@@ -87,13 +87,19 @@ describe("schema", () => {
     const byTable = new Map(placements().map((p) => [p.table, p]));
     expect(byTable.get("users")).toEqual({ table: "users", kind: "reference" });
     expect(byTable.get("clinics")).toMatchObject({ kind: "distributed", column: "id" });
+    // One provider's time in all their clinics is on one shard (docs/shared-providers.md).
+    expect(byTable.get("shared_providers")).toEqual({ table: "shared_providers", kind: "reference" });
+    expect(byTable.get("provider_busy")).toMatchObject({ kind: "distributed", column: "user_id", colocateWith: null });
     for (const table of schemaTables()) {
       const { name, columns } = getTableConfig(table);
-      if (columns.some((c) => c.name === "clinic_id"))
+      if (columns.some((c) => c.name === "clinic_id") && name !== "provider_busy")
         expect(byTable.get(name)).toMatchObject({ column: "clinic_id", colocateWith: "clinics" });
     }
-    expect(placements()[0]?.table).toBe("users");
-    expect(placements()[1]?.table).toBe("clinics");
+    expect(
+      placements()
+        .slice(0, 3)
+        .map((p) => p.table),
+    ).toEqual(["users", "shared_providers", "clinics"]);
   });
 
   it("re-running the migrations is a no-op", async () => {
