@@ -47,7 +47,7 @@ async function roomClinic() {
     (
       await staff.availability.get({ clinic_id: c.clinicId, service_id: service, from: "2027-03-15", to: "2027-03-15" })
     ).slots.map((s) => s.start.getTime());
-  return { ...c, service, room1, room2, staff, book, starts };
+  return { ...c, others, staffUser: c.staff, service, room1, room2, staff, book, starts };
 }
 
 describe("resources in availability and booking", () => {
@@ -125,5 +125,78 @@ describe("resources in availability and booking", () => {
     // The session holds Room 1 only: Room 2 is still free then for other services.
     const single = await r.book(at(240), "Single");
     expect(single.resources.map((x) => x.name)).toEqual(["Room 2"]);
+  });
+
+  it("booking a hold whose room another booking took after the hold ended is refused, never both", async () => {
+    const r = await roomClinic();
+    const held = await r.staff.appointments.hold({
+      clinic_id: r.clinicId,
+      service_id: r.service,
+      start: nine,
+      provider_id: r.provider.id,
+    });
+    const end = held.held_until?.getTime() ?? 0;
+    // Two rooms: the hold has Room 1; take Room 2 first, then Room 1 by a clock past the hold's end.
+    const [second, third] = r.others;
+    await r.staff.appointments.book({
+      clinic_id: r.clinicId,
+      service_id: r.service,
+      start: nine,
+      provider_id: second?.id,
+      patient: { name: "Room 2 taker" },
+    });
+    // Another provider's booking, by a clock past the hold's end: the hold's room looks free to it.
+    const late = callerFor(t.db, r.staffUser, { now: () => new Date(end + 1) });
+    const taker = await late.appointments.book({
+      clinic_id: r.clinicId,
+      service_id: r.service,
+      start: nine,
+      provider_id: third?.id,
+      patient: { name: "Late" },
+    });
+    expect(taker.resources.map((x) => x.name)).toEqual(["Room 1"]);
+    const early = callerFor(t.db, r.staffUser, { now: () => new Date(end - 1) });
+    expect(
+      await codeOf(
+        early.appointments.book({
+          clinic_id: r.clinicId,
+          service_id: r.service,
+          start: nine,
+          hold_id: held.id,
+          patient: { name: "Holder" },
+        }),
+      ),
+    ).toBe("SLOT_UNAVAILABLE");
+  });
+
+  it("a full group session's room is not offered to another provider's session at that time", async () => {
+    const c = await bookableClinic(t.db);
+    const second = await addMember(t.db, c.clinicId, { isProvider: true, fullName: "Second" });
+    await addHours(t.db, c.clinicId, second.id, [1], "09:00", "17:00");
+    const group = await addService(t.db, c.clinicId, { name: "Gym class", durationMin: 60 });
+    await t.db.execute(
+      sql`update services set capacity = 2, required_resource_kinds = '{gym}' where clinic_id = ${c.clinicId}::uuid and id = ${group}::uuid`,
+    );
+    await addResource(t.db, c.clinicId, { name: "Gym", kind: "gym" });
+    const staff = callerFor(t.db, c.staff, { now: pinnedNow });
+    const seat = (name: string) =>
+      staff.appointments.book({
+        clinic_id: c.clinicId,
+        service_id: group,
+        start: nine,
+        provider_id: c.provider.id,
+        patient: { name },
+      });
+    await seat("A");
+    const open = (
+      await staff.availability.get({ clinic_id: c.clinicId, service_id: group, from: "2027-03-15", to: "2027-03-15" })
+    ).slots.find((x) => x.start.getTime() === nine.getTime());
+    // The first provider's session has a seat and the gym; the second provider has no gym then.
+    expect(open).toMatchObject({ provider_ids: [c.provider.id], remaining: 1 });
+    await seat("B");
+    const full = (
+      await staff.availability.get({ clinic_id: c.clinicId, service_id: group, from: "2027-03-15", to: "2027-03-15" })
+    ).slots.find((x) => x.start.getTime() === nine.getTime());
+    expect(full).toBeUndefined();
   });
 });

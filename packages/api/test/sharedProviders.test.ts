@@ -5,8 +5,10 @@
 import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { providerBusy, rowsOf, sharedProviders } from "@clinic/db";
+import { UserProvisioner } from "../src/modules/identity/index.ts";
 import {
   addHours,
+  addMember,
   addService,
   bookableClinic,
   callerFor,
@@ -148,5 +150,75 @@ describe("one provider, many clinics", () => {
     expect(
       await codeOf(b.asAdmin.members.update({ clinic_id: b.clinicId, user_id: a.provider.id, is_provider: true })),
     ).toBe("CONFLICT");
+  });
+
+  it("a move to another provider releases the former one's time in their other clinics", async () => {
+    const s = await twoClinics();
+    const other = await addMember(t.db, s.a.clinicId, { isProvider: true, fullName: "Other" });
+    await addHours(t.db, s.a.clinicId, other.id, [1, 2, 3, 4, 5], "09:00", "17:00");
+    const anyone = await addService(t.db, s.a.clinicId, { durationMin: 30 });
+    const booked = await s.staffA.appointments.book({
+      clinic_id: s.a.clinicId,
+      service_id: anyone,
+      start: nine,
+      provider_id: s.person.id,
+      patient: { name: "Pat" },
+    });
+    expect(await s.startsIn(s.staffB, s.b.clinicId, s.serviceB)).not.toContain(nine.getTime());
+    await s.staffA.appointments.reschedule({
+      clinic_id: s.a.clinicId,
+      id: booked.id,
+      start: nine,
+      provider_id: other.id,
+    });
+    expect(await t.db.select().from(providerBusy).where(eq(providerBusy.userId, s.person.id))).toEqual([]);
+    expect(await s.startsIn(s.staffB, s.b.clinicId, s.serviceB)).toContain(nine.getTime());
+  });
+
+  it("an invited provider of two clinics stays shared when they sign in (the placeholder's times follow them)", async () => {
+    const a = await bookableClinic(t.db);
+    const b = await bookableClinic(t.db);
+    const email = `shared-${crypto.randomUUID()}@test.example`;
+    const services: string[] = [];
+    for (const c of [a, b]) {
+      const invited = await c.asAdmin.members.add({
+        clinic_id: c.clinicId,
+        email,
+        full_name: "Invited",
+        is_provider: true,
+      });
+      await c.asAdmin.providers.approve({ clinic_id: c.clinicId, user_id: invited.user_id });
+      await addHours(t.db, c.clinicId, invited.user_id, [1], "09:00", "17:00");
+      services.push(await addService(t.db, c.clinicId, { providerId: invited.user_id, durationMin: 30 }));
+    }
+    const book = (c: typeof a, serviceId: string) =>
+      callerFor(t.db, c.staff, { now: pinnedNow }).appointments.book({
+        clinic_id: c.clinicId,
+        service_id: serviceId,
+        start: nine,
+        patient: { name: "Pat" },
+      });
+    await book(a, services[0] ?? "");
+    const sub = crypto.randomUUID();
+    await new UserProvisioner().provision(t.db, { sub, email });
+    const [shared] = await t.db.select().from(sharedProviders).where(eq(sharedProviders.userId, sub));
+    expect(shared?.clinicIds).toHaveLength(2);
+    expect(await codeOf(book(b, services[1] ?? ""))).toBe("SLOT_UNAVAILABLE");
+  });
+
+  it("a hold elsewhere stops hiding the time here when it ends, also in a cached answer", async () => {
+    const s = await twoClinics();
+    const held = await s.staffA.appointments.hold({ clinic_id: s.a.clinicId, service_id: s.serviceA, start: nine });
+    expect(await s.startsIn(s.staffB, s.b.clinicId, s.serviceB)).not.toContain(nine.getTime());
+    const after = callerFor(t.db, s.b.staff, { now: () => new Date((held.held_until?.getTime() ?? 0) + 1) });
+    const starts = (
+      await after.availability.get({
+        clinic_id: s.b.clinicId,
+        service_id: s.serviceB,
+        from: "2027-03-15",
+        to: "2027-03-15",
+      })
+    ).slots.map((x) => x.start.getTime());
+    expect(starts).toContain(nine.getTime());
   });
 });

@@ -108,7 +108,7 @@ export interface SlotRules {
  * a seat of a group session (its service and exact time): seats of one session share resources.
  */
 export interface ResourceBusy extends Interval {
-  seat?: { serviceId: string; start: number; end: number };
+  seat?: { serviceId: string; providerId: string; start: number; end: number };
 }
 
 /** A room or piece of equipment of a required kind, active, with the times it is taken (§14). */
@@ -140,12 +140,14 @@ export interface SlotQuery extends SlotRules {
 /**
  * The resources of each required kind free for a booking at [start, end) of the queried service:
  * free for its occupied range (widened by the service's buffers), neither closed nor taken, except
- * by seats of this very group session; by name, then id. A kind without any is in `missing`.
+ * by seats of this very group session (the session of `providerId`: without one, no session's
+ * resources are free); by name, then id. A kind without any is in `missing`.
  */
 export function freeResourcesAt(
   q: Pick<SlotQuery, "requiredKinds" | "resources" | "bufferBeforeMin" | "bufferAfterMin" | "capacity" | "serviceId">,
   start: number,
   end: number,
+  providerId?: string,
 ): { free: Map<string, ResourceSchedule[]>; missing: string[] } {
   const free = new Map<string, ResourceSchedule[]>();
   const missing: string[] = [];
@@ -157,7 +159,14 @@ export function freeResourcesAt(
   const takenFor = (b: ResourceBusy) =>
     b.start < to &&
     from < b.end &&
-    !(grouped && b.seat && b.seat.serviceId === q.serviceId && b.seat.start === start && b.seat.end === end);
+    !(
+      grouped &&
+      b.seat &&
+      b.seat.providerId === providerId &&
+      b.seat.serviceId === q.serviceId &&
+      b.seat.start === start &&
+      b.seat.end === end
+    );
   for (const kind of kinds) {
     const list = (q.resources ?? [])
       .filter((r) => r.kind === kind && !r.busy.some(takenFor))
@@ -524,13 +533,15 @@ export function computeSlots(q: SlotQuery): Slot[] {
               if (seats === null) continue;
               taken = seats;
             }
+            // A group slot's resources depend on the provider (their session's are theirs only).
+            if (grouped && needsResources && freeResourcesAt(q, start, end, plan.id).missing.length > 0) continue;
             remaining += capacity - taken;
             if (seatsLeft) seatsLeft.push(capacity - taken);
             if (ids) ids.push(plan.id);
             else ids = [plan.id];
           }
           if (!ids) continue;
-          if (needsResources && freeResourcesAt(q, start, end).missing.length > 0) continue;
+          if (!grouped && needsResources && freeResourcesAt(q, start, end).missing.length > 0) continue;
           if (merging) {
             const key = start - day.utcMidnight;
             const existing = byStart.get(key);
@@ -685,10 +696,11 @@ export function explainStart(q: SlotQuery, startMs: number): StartExplanation {
   if (startMs <= q.nowMs) general.push({ code: "IN_PAST" });
   if ((q.noticeMin ?? 0) > 0 && startMs < q.nowMs + (q.noticeMin ?? 0) * MINUTE) general.push({ code: "MIN_NOTICE" });
   if (rules.lastDate !== null && date > rules.lastDate) general.push({ code: "BEYOND_HORIZON" });
-  const resourceReasons: Reason[] = freeResourcesAt(q, slot.start, slot.end).missing.map((kind) => ({
-    code: "RESOURCE_UNAVAILABLE",
-    kind,
-  }));
+  const resourceReasonsFor = (providerId: string): Reason[] =>
+    freeResourcesAt(q, slot.start, slot.end, providerId).missing.map((kind) => ({
+      code: "RESOURCE_UNAVAILABLE",
+      kind,
+    }));
   const providers = [...q.providers].sort((a, b) => compareIds(a.providerId, b.providerId));
   return {
     start: slot.start,
@@ -738,7 +750,7 @@ export function explainStart(q: SlotQuery, startMs: number): StartExplanation {
               : { code: "BUFFER", interval: { start: booking.start, end: booking.end }, bookingId: booking.id },
           );
       }
-      reasons.push(...resourceReasons);
+      reasons.push(...resourceReasonsFor(provider.providerId));
       return { providerId: provider.providerId, reasons };
     }),
   };

@@ -81,7 +81,14 @@ const answerSchema = z.union([
         service_id: z.string(),
       }),
     ),
-    elsewhere: z.array(z.object({ provider_id: z.string(), starts_at: isoInstant, ends_at: isoInstant })),
+    elsewhere: z.array(
+      z.object({
+        provider_id: z.string(),
+        starts_at: isoInstant,
+        ends_at: isoInstant,
+        held_until: isoInstant.nullable().optional(),
+      }),
+    ),
     resources: z.array(
       z.object({
         id: z.string(),
@@ -92,7 +99,10 @@ const answerSchema = z.union([
             starts_at: isoInstant,
             ends_at: isoInstant,
             held_until: isoInstant.nullable().optional(),
-            seat: z.object({ service_id: z.string(), start: isoInstant, end: isoInstant }).nullable().optional(),
+            seat: z
+              .object({ service_id: z.string(), provider_id: z.string(), start: isoInstant, end: isoInstant })
+              .nullable()
+              .optional(),
           }),
         ),
       }),
@@ -258,7 +268,14 @@ export async function readScheduleContext(
           start: b.starts_at.getTime(),
           end: b.ends_at.getTime(),
           ...(b.seat
-            ? { seat: { serviceId: b.seat.service_id, start: b.seat.start.getTime(), end: b.seat.end.getTime() } }
+            ? {
+                seat: {
+                  serviceId: b.seat.service_id,
+                  providerId: b.seat.provider_id,
+                  start: b.seat.start.getTime(),
+                  end: b.seat.end.getTime(),
+                },
+              }
             : {}),
         })),
       })),
@@ -276,6 +293,8 @@ export async function readScheduleContext(
       Infinity,
       ...answer.bookings.map((b) => b.held_until?.getTime() ?? Infinity),
       ...answer.resources.flatMap((r) => r.busy.map((b) => b.held_until?.getTime() ?? Infinity)),
+      // A shared provider's hold in another clinic: its end frees the time here, and no write does.
+      ...answer.elsewhere.map((e) => e.held_until?.getTime() ?? Infinity),
     ),
     kindScopes: answer.kind_scopes,
   };

@@ -14,6 +14,7 @@ import {
   workHours,
 } from "@clinic/db";
 import { invalidateAvailability } from "../availability/index.ts";
+import { refreshSharedProvider } from "../members/index.ts";
 import { DomainError } from "../../errors.ts";
 import type { AuthUser, TokenClaims } from "./tokens.ts";
 
@@ -105,6 +106,9 @@ async function claimInvitation(
       if (await moveMembership(tx, membership, placeholder.id, claims.sub)) continue;
       kept += 1;
     }
+    // The appointments moved with the memberships: who is a provider of several clinics now.
+    await refreshSharedProvider(tx, placeholder.id);
+    await refreshSharedProvider(tx, claims.sub);
     if (kept === 0) await tx.delete(users).where(eq(users.id, placeholder.id));
   });
 }

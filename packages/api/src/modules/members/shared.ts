@@ -25,8 +25,9 @@ export async function refreshSharedProvider(tx: Db, userId: string): Promise<voi
     .from(sharedProviders)
     .where(eq(sharedProviders.userId, userId));
   if (clinicIds.length < 2) {
-    if (!before) return;
+    // (Also without a row here: a merged-away user's row is gone with the user, not its times.)
     await tx.delete(providerBusy).where(eq(providerBusy.userId, userId));
+    if (!before) return;
     await tx.delete(sharedProviders).where(eq(sharedProviders.userId, userId));
   } else {
     // (Delete and insert under the lock above: Citus refuses now() in an upsert of a reference table.)
