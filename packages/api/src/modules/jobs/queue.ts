@@ -281,8 +281,12 @@ export class JobWorkers {
     this.repeating.push(timer);
   }
 
-  /** Stops polling, waiting for running jobs (up to `timeoutMs`). */
-  async stop(timeoutMs = 5_000): Promise<void> {
+  /**
+   * Stops polling, waiting for running jobs (up to `timeoutMs`: longer than a job's own timeouts —
+   * an SMTP send gives up after 15 s, a webhook delivery after 10 s — so that no job outlives the
+   * stop and then writes through a closed pool; CI saw that with 5 s).
+   */
+  async stop(timeoutMs = 20_000): Promise<void> {
     for (const timer of this.repeating.splice(0)) {
       clearTimeout(timer.handle);
       timer.handle = undefined;
