@@ -1,7 +1,15 @@
 // The seat count of a group session under real parallel connections (CONTRACT §14): 100 bookings
 // of a 10-seat slot at once give exactly 10 appointments. PostgreSQL only (PGlite is one connection).
 import { describe, expect, inject, it } from "vitest";
-import { addMember, addService, bookableClinic, callerFor, pinnedNow, useTestDatabase } from "../testing/index.ts";
+import {
+  addMember,
+  addService,
+  bookableClinic,
+  callerFor,
+  pinnedNow,
+  refusalCodesOf,
+  useTestDatabase,
+} from "../testing/index.ts";
 
 const t = useTestDatabase();
 
@@ -25,10 +33,7 @@ describe.skipIf(!inject("databaseUrl"))("group sessions under concurrency (Postg
         }),
       ),
     );
-    const codes = results.flatMap((r) => {
-      const reason: unknown = r.status === "rejected" ? r.reason : undefined;
-      return typeof reason === "object" && reason !== null && "domainCode" in reason ? [String(reason.domainCode)] : [];
-    });
+    const codes = refusalCodesOf(results);
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(10);
     expect(codes).toHaveLength(90);
     expect(new Set(codes)).toEqual(new Set(["SLOT_UNAVAILABLE"]));

@@ -11,24 +11,13 @@ import {
   bookableClinic,
   callerFor,
   pinnedNow,
+  refusalCodesOf,
+  refusalDetailsOf,
   useTestDatabase,
 } from "../testing/index.ts";
 
 const t = useTestDatabase();
 const nine = new Date("2027-03-15T09:00:00Z");
-
-/** Every refusal's code and detail, for the assertion message. */
-const detailsOf = (results: PromiseSettledResult<unknown>[]) =>
-  results
-    .flatMap((r) => (r.status === "rejected" && r.reason instanceof Error ? [r.reason.message] : []))
-    .filter((m, i, all) => all.indexOf(m) === i)
-    .join(" | ");
-
-const codesOf = (results: PromiseSettledResult<unknown>[]) =>
-  results.flatMap((r) => {
-    const reason: unknown = r.status === "rejected" ? r.reason : undefined;
-    return typeof reason === "object" && reason !== null && "domainCode" in reason ? [String(reason.domainCode)] : [];
-  });
 
 describe.skipIf(!inject("databaseUrl"))("resources under concurrency (PostgreSQL)", () => {
   it("100 simultaneous bookings with ten free providers and one room give exactly one appointment", async () => {
@@ -56,8 +45,8 @@ describe.skipIf(!inject("databaseUrl"))("resources under concurrency (PostgreSQL
       ),
     );
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
-    expect(new Set(codesOf(results)), detailsOf(results)).toEqual(new Set(["SLOT_UNAVAILABLE"]));
-    expect(codesOf(results)).toHaveLength(99);
+    expect(new Set(refusalCodesOf(results)), refusalDetailsOf(results)).toEqual(new Set(["SLOT_UNAVAILABLE"]));
+    expect(refusalCodesOf(results)).toHaveLength(99);
   });
 
   it("100 simultaneous bookings of a 10-seat session that needs a room give ten seats in one room", async () => {
@@ -86,6 +75,6 @@ describe.skipIf(!inject("databaseUrl"))("resources under concurrency (PostgreSQL
     const seats = results.flatMap((r) => (r.status === "fulfilled" ? [r.value] : []));
     expect(seats).toHaveLength(10);
     expect(new Set(seats.map((s) => s.resources[0]?.id))).toEqual(new Set([gyms[0]]));
-    expect(new Set(codesOf(results)), detailsOf(results)).toEqual(new Set(["SLOT_UNAVAILABLE"]));
+    expect(new Set(refusalCodesOf(results)), refusalDetailsOf(results)).toEqual(new Set(["SLOT_UNAVAILABLE"]));
   });
 });

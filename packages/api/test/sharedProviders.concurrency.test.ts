@@ -9,6 +9,8 @@ import {
   bookableClinic,
   callerFor,
   pinnedNow,
+  refusalCodesOf,
+  refusalDetailsOf,
   useTestDatabase,
 } from "../testing/index.ts";
 
@@ -47,16 +49,10 @@ describe.skipIf(!inject("databaseUrl"))("one provider, two clinics, under concur
       }),
     );
     const results = await Promise.allSettled(jobs.map((job) => job()));
-    const codes = results.flatMap((r) => {
-      const reason: unknown = r.status === "rejected" ? r.reason : undefined;
-      return typeof reason === "object" && reason !== null && "domainCode" in reason ? [String(reason.domainCode)] : [];
-    });
+    const codes = refusalCodesOf(results);
     const won = results.flatMap((r) => (r.status === "fulfilled" ? [r.value] : []));
-    const messages = results.flatMap((r) =>
-      r.status === "rejected" && r.reason instanceof Error ? [r.reason.message] : [],
-    );
-    expect(won, messages.join(" | ")).toHaveLength(1);
-    expect(codes, messages.join(" | ")).not.toContain("CONFLICT");
+    expect(won, refusalDetailsOf(results)).toHaveLength(1);
+    expect(codes, refusalDetailsOf(results)).not.toContain("CONFLICT");
     expect(codes).toHaveLength(19);
     expect(new Set(codes)).toEqual(new Set(["SLOT_UNAVAILABLE"]));
   });

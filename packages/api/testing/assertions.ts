@@ -30,3 +30,17 @@ export async function rejectionOf(promise: Promise<unknown>): Promise<Rejection>
 export async function codeOf(promise: Promise<unknown>): Promise<string> {
   return (await rejectionOf(promise)).domainCode;
 }
+
+/** The API error codes of the rejected calls of a parallel run (for counting winners and losers). */
+export function refusalCodesOf(results: readonly PromiseSettledResult<unknown>[]): string[] {
+  return results.flatMap((r) => (r.status === "rejected" && isRejection(r.reason) ? [r.reason.domainCode] : []));
+}
+
+/** Every distinct refusal message of a parallel run, for an assertion's message. */
+export function refusalDetailsOf(results: readonly PromiseSettledResult<unknown>[]): string {
+  return [
+    ...new Set(
+      results.flatMap((r) => (r.status === "rejected" && r.reason instanceof Error ? [r.reason.message] : [])),
+    ),
+  ].join(" | ");
+}

@@ -1,7 +1,7 @@
 import type { Db } from "@clinic/db";
 import { localDateOf } from "../../domain/timezone.ts";
 import { DomainError, notFound, validationFailed } from "../../errors.ts";
-import { type ScheduleContext, type ServiceInfo, assertCandidate } from "../availability/index.ts";
+import { type Candidate, type ScheduleContext, type ServiceInfo, assertCandidate } from "../availability/index.ts";
 import type { RateLimit } from "../ratelimit/index.ts";
 import type { AppointmentView } from "./appointments.ts";
 import { freeAt, readStartContext, replayOrRefuse, resourcesWanted, scheduleOf, write } from "./clinicFunctions.ts";
@@ -55,6 +55,37 @@ export function occupancyOf(start: Date, service: ServiceInfo) {
     occupiedStart: new Date(start.getTime() - service.bufferBeforeMin * 60_000),
     occupiedEnd: new Date(end.getTime() + service.bufferAfterMin * 60_000),
   };
+}
+
+/** An appointment's time as the write functions take it: its own, and what it occupies. */
+export function occupancyFields(start: Date, service: ServiceInfo) {
+  const occupancy = occupancyOf(start, service);
+  return {
+    start: occupancy.startsAt.toISOString(),
+    end: occupancy.endsAt.toISOString(),
+    occupied_start: occupancy.occupiedStart.toISOString(),
+    occupied_end: occupancy.occupiedEnd.toISOString(),
+    buffer_before_min: occupancy.bufferBeforeMin,
+    buffer_after_min: occupancy.bufferAfterMin,
+  };
+}
+
+/**
+ * The free candidates in the order the any-provider rule tries them (§6): fewest appointments that
+ * local date (`loadOf`), then by name, then by id.
+ */
+export function rankFree(
+  candidates: readonly Pick<Candidate, "userId" | "fullName">[],
+  free: ReadonlySet<string>,
+  loadOf: (providerId: string) => number,
+): string[] {
+  return candidates
+    .filter((c) => free.has(c.userId))
+    .sort(
+      (a, b) =>
+        loadOf(a.userId) - loadOf(b.userId) || compareText(a.fullName, b.fullName) || compareText(a.userId, b.userId),
+    )
+    .map((c) => c.userId);
 }
 
 /**
@@ -131,16 +162,10 @@ export async function bookAppointment(
         return replayOrRefuse(db, fn, request.clinicId, request.userId, idem, error);
       throw error;
     }
-    const occupancy = occupancyOf(request.start, context.service);
     const written = await write(db, fn, request.clinicId, {
       ...common,
       service_id: context.service.id,
-      start: occupancy.startsAt.toISOString(),
-      end: occupancy.endsAt.toISOString(),
-      occupied_start: occupancy.occupiedStart.toISOString(),
-      occupied_end: occupancy.occupiedEnd.toISOString(),
-      buffer_before_min: occupancy.bufferBeforeMin,
-      buffer_after_min: occupancy.bufferAfterMin,
+      ...occupancyFields(request.start, context.service),
       candidates: order,
       resources: resourcesWanted(context, request.start),
       schedule: scheduleOf(context, request.clinicId, order),
@@ -205,14 +230,7 @@ function freeInRankOrder(context: ScheduleContext, request: BookingRequest, now:
       `${request.start.toISOString()} is not an available slot of this service${request.providerId ? " for that provider" : ""}`,
     );
   }
-  const loadOf = (id: string) => context.dayLoad[id] ?? 0;
-  return candidates
-    .filter((c) => free.has(c.userId))
-    .sort(
-      (a, b) =>
-        loadOf(a.userId) - loadOf(b.userId) || compareText(a.fullName, b.fullName) || compareText(a.userId, b.userId),
-    )
-    .map((c) => c.userId);
+  return rankFree(candidates, free, (id) => context.dayLoad[id] ?? 0);
 }
 
 const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);

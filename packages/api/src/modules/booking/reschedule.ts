@@ -4,7 +4,7 @@ import { DomainError, forbidden, notFound } from "../../errors.ts";
 import type { RateLimit } from "../ratelimit/index.ts";
 import type { AppointmentActor, AppointmentView } from "./appointments.ts";
 import { type ScheduleContext, assertCandidate } from "../availability/index.ts";
-import { occupancyOf } from "./book.ts";
+import { occupancyFields } from "./book.ts";
 import { freeAt, readStartContext, replayOrRefuse, resourcesWanted, scheduleOf, write } from "./clinicFunctions.ts";
 import { requestHash } from "./idempotency.ts";
 
@@ -59,19 +59,13 @@ export async function rescheduleAppointment(
         return replayOrRefuse(db, fn, clinicId, actor.userId, idem, error);
       throw error;
     }
-    const occupancy = occupancyOf(request.start, checked.context.service);
     const written = await write(db, fn, clinicId, {
       user_id: actor.userId,
       idem,
       appointment_id: appointmentId,
       revision: checked.revision,
       provider_id: checked.providerId,
-      start: occupancy.startsAt.toISOString(),
-      end: occupancy.endsAt.toISOString(),
-      occupied_start: occupancy.occupiedStart.toISOString(),
-      occupied_end: occupancy.occupiedEnd.toISOString(),
-      buffer_before_min: occupancy.bufferBeforeMin,
-      buffer_after_min: occupancy.bufferAfterMin,
+      ...occupancyFields(request.start, checked.context.service),
       schedule: scheduleOf(checked.context, clinicId, [checked.providerId]),
       resources: resourcesWanted(checked.context, request.start),
       now: now.toISOString(),
