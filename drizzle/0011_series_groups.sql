@@ -37,131 +37,6 @@ ALTER TABLE "appointments" ADD CONSTRAINT "appointments_no_double_booking" EXCLU
   tstzrange("occupied_start", "occupied_end") WITH &&,
   (coalesce("session_key", "id")) WITH <>
 ) WHERE ("status" <> 'canceled');--> statement-breakpoint
--- The read (0009), now with the service's capacity and each booking's service and session.
-CREATE OR REPLACE FUNCTION clinic_schedule_context(p_clinic_id uuid, p jsonb) RETURNS jsonb
-LANGUAGE plpgsql AS $$
-DECLARE
-  v_hits integer;
-  v_service jsonb;
-  v_wanted uuid;
-  v_candidates uuid[];
-  v_from timestamptz := (p->>'from')::timestamptz;
-  v_to timestamptz := (p->>'to')::timestamptz;
-  v_date date := (p->>'date')::date;
-  v_date_to date := coalesce((p->>'date_to')::date, (p->>'date')::date);
-  v_exclude uuid := nullif(p->>'appointment_id', '')::uuid;
-  v_service_id uuid := nullif(p->>'service_id', '')::uuid;
-  v_appointment jsonb;
-  v_now timestamptz := coalesce((p->>'now')::timestamptz, now());
-BEGIN
-  IF jsonb_typeof(p->'rate') = 'object' THEN
-    -- The count is the only thing this statement writes, and a crash may lose the last few of it:
-    -- its commit does not wait for the WAL to reach the disk (docs/performance.md#the-booking-path).
-    -- Every other process sees it at once all the same.
-    PERFORM set_config('synchronous_commit', 'off', true);
-    INSERT INTO rate_limit_counters AS c (clinic_id, key, window_start, hits)
-    VALUES (p_clinic_id, p->'rate'->>'key', (p->'rate'->>'window_start')::timestamptz, 1)
-    ON CONFLICT (clinic_id, key, window_start) DO UPDATE SET hits = c.hits + 1
-    RETURNING hits INTO v_hits;
-    -- Now and then, from a window's first hit: old windows are of no use to anyone.
-    IF v_hits = 1 AND random() < 0.01 THEN
-      DELETE FROM rate_limit_counters
-      WHERE clinic_id = p_clinic_id AND window_start < (p->'rate'->>'window_start')::timestamptz - interval '1 day';
-    END IF;
-    IF v_hits > (p->'rate'->>'max')::integer THEN
-      RETURN jsonb_build_object('rate_limited', true);
-    END IF;
-  END IF;
-  -- A move: the appointment as it is now, whose service it keeps.
-  IF v_exclude IS NOT NULL THEN
-    SELECT jsonb_build_object('service_id', a.service_id, 'provider_id', a.provider_id, 'starts_at', clinic_iso_instant(a.starts_at),
-             'ends_at', clinic_iso_instant(a.ends_at), 'status', a.status, 'held_until', clinic_iso_instant(a.held_until), 'booked_by_user_id', a.booked_by_user_id,
-             'patient_user_id', a.patient_user_id, 'revision', a.revision),
-           a.service_id
-      INTO v_appointment, v_service_id
-    FROM appointments a WHERE a.clinic_id = p_clinic_id AND a.id = v_exclude;
-    IF v_appointment IS NULL THEN
-      RETURN jsonb_build_object('appointment', null);
-    END IF;
-  END IF;
-  SELECT jsonb_build_object('id', s.id, 'name', s.name, 'duration_min', s.duration_min, 'provider_id', s.provider_id,
-           'is_active', s.is_active, 'buffer_before_min', s.buffer_before_min, 'buffer_after_min', s.buffer_after_min,
-           'slot_step_min', s.slot_step_min, 'min_notice_min', s.min_notice_min, 'booking_horizon_days', s.booking_horizon_days,
-           'capacity', s.capacity),
-         coalesce(s.provider_id, nullif(p->>'provider_id', '')::uuid)
-    INTO v_service, v_wanted
-  FROM services s
-  WHERE s.clinic_id = p_clinic_id AND s.id = v_service_id AND s.deleted_at IS NULL;
-  IF v_service IS NULL THEN
-    RETURN jsonb_build_object('service', null, 'appointment', v_appointment);
-  END IF;
-  SELECT coalesce(array_agg(m.user_id ORDER BY m.user_id), '{}') INTO v_candidates
-  FROM clinic_members m
-  WHERE m.clinic_id = p_clinic_id AND m.is_provider AND (v_wanted IS NULL OR m.user_id = v_wanted);
-  RETURN jsonb_build_object(
-    'appointment', v_appointment,
-    'service', v_service,
-    'candidates', coalesce((
-      SELECT jsonb_agg(jsonb_build_object('user_id', m.user_id, 'full_name', m.full_name, 'status', m.status) ORDER BY m.user_id)
-      FROM clinic_members m WHERE m.clinic_id = p_clinic_id AND m.user_id = ANY (v_candidates)), '[]'),
-    'hours', coalesce((
-      SELECT jsonb_agg(jsonb_build_object('provider_id', w.provider_id, 'weekday', w.weekday, 'opens_min', w.opens_min, 'closes_min', w.closes_min))
-      FROM work_hours w WHERE w.clinic_id = p_clinic_id AND (w.provider_id IS NULL OR w.provider_id = ANY (v_candidates))), '[]'),
-    'overrides', coalesce((
-      SELECT jsonb_agg(jsonb_build_object('provider_id', o.provider_id, 'date', o.date, 'opens_min', op.opens_min, 'closes_min', op.closes_min))
-      FROM date_overrides o
-      LEFT JOIN date_override_periods op ON op.clinic_id = o.clinic_id AND op.override_id = o.id AND op.clinic_id = p_clinic_id
-      WHERE o.clinic_id = p_clinic_id AND o.date BETWEEN v_date AND v_date_to AND (o.provider_id IS NULL OR o.provider_id = ANY (v_candidates))), '[]'),
-    'closures', coalesce((
-      SELECT jsonb_agg(jsonb_build_object('provider_id', c.provider_id, 'starts_at', clinic_iso_instant(c.starts_at), 'ends_at', clinic_iso_instant(c.ends_at), 'reason', c.reason))
-      FROM closures c
-      WHERE c.clinic_id = p_clinic_id AND c.starts_at < v_to AND c.ends_at > v_from AND (c.provider_id IS NULL OR c.provider_id = ANY (v_candidates))), '[]'),
-    'bookings', coalesce((
-      SELECT jsonb_agg(jsonb_build_object('id', a.id, 'provider_id', a.provider_id, 'starts_at', clinic_iso_instant(a.starts_at), 'ends_at', clinic_iso_instant(a.ends_at),
-               'buffer_before_min', a.buffer_before_min, 'buffer_after_min', a.buffer_after_min,
-               'held_until', clinic_iso_instant(a.held_until), 'service_id', a.service_id, 'session_key', a.session_key))
-      FROM appointments a
-      WHERE a.clinic_id = p_clinic_id AND clinic_occupies(a.status, a.held_until, v_now) AND a.provider_id = ANY (v_candidates)
-        AND a.occupied_start < v_to AND a.occupied_end > v_from AND (v_exclude IS NULL OR a.id <> v_exclude)
-        -- The same bounds on the start, for the (clinic, provider, start) index: a booking lasts at
-        -- most a day and its buffers at most 4 h each side.
-        AND a.starts_at > v_from - interval '28 hours' AND a.starts_at < v_to + interval '4 hours'), '[]'),
-    'day_load', CASE WHEN p->>'day_start' IS NULL THEN '{}'::jsonb ELSE coalesce((
-      SELECT jsonb_object_agg(l.provider_id, l.n) FROM (
-        SELECT a.provider_id, count(*) AS n FROM appointments a
-        WHERE a.clinic_id = p_clinic_id AND clinic_occupies(a.status, a.held_until, v_now) AND a.provider_id = ANY (v_candidates)
-          AND a.starts_at >= (p->>'day_start')::timestamptz AND a.starts_at < (p->>'day_end')::timestamptz
-        GROUP BY a.provider_id) l), '{}') END,
-    'schedule', coalesce((
-      SELECT jsonb_object_agg(v.scope_id, v.schedule_version) FROM availability_versions v
-      WHERE v.clinic_id = p_clinic_id AND (v.scope_id = p_clinic_id OR v.scope_id = ANY (v_candidates))), '{}'),
-    'versions', coalesce((
-      SELECT jsonb_object_agg(v.scope_id, v.version) FROM availability_versions v
-      WHERE v.clinic_id = p_clinic_id AND (v.scope_id = p_clinic_id OR v.scope_id = ANY (v_candidates))), '{}'));
-END $$;
---> statement-breakpoint
--- An appointment as the API shows it (0009), now with its series.
-CREATE OR REPLACE FUNCTION clinic_appointment_json(p_clinic_id uuid, p_id uuid) RETURNS jsonb
-LANGUAGE plpgsql STABLE AS $$
-BEGIN
-  RETURN (
-    SELECT jsonb_build_object(
-      'id', a.id, 'clinic_id', a.clinic_id, 'service_id', a.service_id, 'service_name', s.name,
-      'provider_id', a.provider_id, 'provider_name', m.full_name,
-      'start', clinic_iso_instant(a.starts_at), 'end', clinic_iso_instant(a.ends_at), 'status', a.status,
-      'held_until', clinic_iso_instant(a.held_until), 'status_history', a.status_history,
-      'patient', jsonb_build_object('name', a.patient_name, 'email', a.patient_email, 'phone_e164', a.patient_phone_e164),
-      'notes', a.notes, 'buffer_before_min', a.buffer_before_min, 'buffer_after_min', a.buffer_after_min,
-      'created_at', clinic_iso_instant(a.created_at), 'updated_at', clinic_iso_instant(a.updated_at),
-      'canceled_at', clinic_iso_instant(a.canceled_at), 'rescheduled_at', clinic_iso_instant(a.rescheduled_at),
-      'patient_user_id', a.patient_user_id, 'booked_by_user_id', a.booked_by_user_id, 'series_id', a.series_id)
-    FROM appointments a
-    JOIN services s ON s.clinic_id = a.clinic_id AND s.id = a.service_id
-    JOIN clinic_members m ON m.clinic_id = a.clinic_id AND m.user_id = a.provider_id
-    WHERE a.clinic_id = p_clinic_id AND s.clinic_id = p_clinic_id AND m.clinic_id = p_clinic_id AND a.id = p_id
-  );
-END $$;
---> statement-breakpoint
 -- A patient's message (0010); none while a series books or cancels its occurrences.
 CREATE OR REPLACE FUNCTION clinic_plan_message(p_clinic_id uuid, p_kind text, p_cause uuid, p_data jsonb) RETURNS void
 LANGUAGE plpgsql AS $$
@@ -182,323 +57,6 @@ BEGIN
     INSERT INTO outbox (clinic_id, job_id, queue, data)
     VALUES (p_clinic_id, gen_random_uuid(), 'message-send', jsonb_build_object('clinicId', p_clinic_id, 'messageId', v_id, 'attempt', 0));
   END IF;
-END $$;
---> statement-breakpoint
--- Write: one booking or hold (0010), now with group seats (capacity > 1: the seats of a slot share a
--- session key, counted under its lock) and a series' occurrence (p.series_id).
-CREATE OR REPLACE FUNCTION clinic_book_appointment(p_clinic_id uuid, p jsonb) RETURNS jsonb
-LANGUAGE plpgsql AS $$
-DECLARE
-  v_user uuid := (p->>'user_id')::uuid;
-  v_now timestamptz := (p->>'now')::timestamptz;
-  v_start timestamptz := (p->>'start')::timestamptz;
-  v_end timestamptz := (p->>'end')::timestamptz;
-  v_patient uuid := nullif(p->>'patient_user_id', '')::uuid;
-  v_kind text := coalesce(p->>'kind', 'book');
-  v_hold_id uuid := nullif(p->>'hold_id', '')::uuid;
-  v_patient_booking boolean := coalesce((p->>'patient_booking')::boolean, false);
-  v_entry uuid := nullif(p->>'waitlist_entry_id', '')::uuid;
-  v_message text := nullif(p->>'message', '');
-  v_replay uuid;
-  v_open bigint;
-  v_limit integer := (p->>'open_limit')::integer;
-  v_clinic record;
-  v_hold record;
-  v_status text;
-  v_held_until timestamptz;
-  v_count bigint;
-  v_id uuid;
-  v_provider uuid;
-  v_providers uuid[];
-  v_view jsonb;
-  v_constraint text;
-  v_msg text;
-  v_detail text;
-  v_hint text;
-  v_service record;
-  v_series uuid := nullif(p->>'series_id', '')::uuid;
-  v_session uuid;
-  v_seats bigint;
-  v_full boolean := false;
-BEGIN
-  BEGIN
-    v_replay := clinic_claim_key(p_clinic_id, v_user, p->'idem');
-    IF v_replay IS NOT NULL THEN
-      RETURN jsonb_build_object('appointment', clinic_appointment_json(p_clinic_id, v_replay), 'replayed', true);
-    END IF;
-    -- A request the read refused is refused now, unless its key replayed above (a retry of a
-    -- booking answers the booking, whatever has changed since).
-    IF jsonb_typeof(p->'refuse') = 'object' THEN
-      RAISE EXCEPTION USING ERRCODE = 'CL001', MESSAGE = p->'refuse'->>'code', DETAIL = p->'refuse'->>'detail',
-        HINT = coalesce(p->'refuse'->'extra', '{}'::jsonb)::text;
-    END IF;
-    SELECT c.hold_minutes, c.no_show_limit INTO v_clinic FROM clinics c WHERE c.id = p_clinic_id;
-    SELECT s.requires_confirmation, s.capacity INTO v_service FROM services s
-    WHERE s.clinic_id = p_clinic_id AND s.id = (p->>'service_id')::uuid;
-    v_status := CASE
-      WHEN v_kind = 'hold' THEN 'held'
-      WHEN v_patient_booking AND v_service.requires_confirmation THEN 'pending'
-      ELSE 'booked' END;
-    -- The caller's hold, which becomes this booking.
-    IF v_hold_id IS NOT NULL THEN
-      SELECT a.status, a.held_until, a.booked_by_user_id, a.provider_id, a.starts_at, a.service_id INTO v_hold
-      FROM appointments a WHERE a.clinic_id = p_clinic_id AND a.id = v_hold_id FOR UPDATE;
-      IF NOT FOUND OR v_hold.status <> 'held' OR v_hold.booked_by_user_id IS DISTINCT FROM v_user THEN
-        RAISE EXCEPTION USING ERRCODE = 'CL001', MESSAGE = 'NOT_FOUND',
-          DETAIL = 'hold not found: it is not yours, was released, or its time was booked after it expired';
-      END IF;
-      IF NOT clinic_occupies(v_hold.status, v_hold.held_until, v_now) THEN
-        RAISE EXCEPTION USING ERRCODE = 'CL001', MESSAGE = 'HOLD_EXPIRED',
-          DETAIL = format('the hold ended at %s; hold or book the time again', clinic_iso_instant(v_hold.held_until)),
-          HINT = jsonb_build_object('held_until', clinic_iso_instant(v_hold.held_until))::text;
-      END IF;
-      IF v_hold.service_id <> (p->>'service_id')::uuid OR v_hold.starts_at <> v_start THEN
-        RAISE EXCEPTION USING ERRCODE = 'CL001', MESSAGE = 'VALIDATION_FAILED',
-          DETAIL = 'service_id and start must be the hold''s';
-      END IF;
-    END IF;
-    -- A patient's own booking or hold: refused past the clinic's no-show limit.
-    IF v_patient_booking AND v_patient IS NOT NULL AND v_clinic.no_show_limit IS NOT NULL THEN
-      SELECT count(*) INTO v_count FROM appointments a
-      WHERE a.clinic_id = p_clinic_id AND a.patient_user_id = v_patient AND a.status = 'no_show'
-        AND a.starts_at > v_now - interval '365 days';
-      IF v_count >= v_clinic.no_show_limit THEN
-        RAISE EXCEPTION USING ERRCODE = 'CL001', MESSAGE = 'NO_SHOW_LIMIT',
-          DETAIL = format('%s missed appointments in the last 365 days: please call the clinic to book', v_count),
-          HINT = jsonb_build_object('no_show_limit', v_clinic.no_show_limit)::text;
-      END IF;
-    END IF;
-    -- A patient's own booking: their open bookings (every upcoming one that occupies its time, the
-    -- hold being booked aside), counted under the lock of their row.
-    IF v_limit IS NOT NULL THEN
-      INSERT INTO clinic_patients AS cp (clinic_id, user_id) VALUES (p_clinic_id, v_patient)
-      ON CONFLICT (clinic_id, user_id) DO UPDATE SET last_booked_at = excluded.last_booked_at;
-      SELECT count(*) INTO v_open FROM appointments a
-      WHERE a.clinic_id = p_clinic_id AND a.patient_user_id = v_patient AND clinic_occupies(a.status, a.held_until, v_now)
-        AND a.starts_at > v_now AND a.id IS DISTINCT FROM v_hold_id;
-      IF v_open >= v_limit THEN
-        RAISE EXCEPTION USING ERRCODE = 'CL001', MESSAGE = 'BOOKING_LIMIT',
-          DETAIL = format('you already hold %s upcoming appointments with this clinic, its maximum; cancel one to book another', v_open),
-          HINT = jsonb_build_object('max_open_bookings', v_limit)::text;
-      END IF;
-    END IF;
-    -- At most 3 unexpired holds per caller and clinic, counted under a lock of the caller in the clinic.
-    -- (A guest's hold and a waitlist offer are the system's, for a patient: not counted.)
-    IF v_kind = 'hold' AND v_user IS NOT NULL AND v_entry IS NULL THEN
-      PERFORM pg_advisory_xact_lock(hashtextextended('clinic-holds:' || p_clinic_id::text || ':' || v_user::text, 0));
-      SELECT count(*) INTO v_count FROM appointments a
-      WHERE a.clinic_id = p_clinic_id AND a.booked_by_user_id = v_user AND a.status = 'held'
-        AND clinic_occupies(a.status, a.held_until, v_now);
-      IF v_count >= 3 THEN
-        RAISE EXCEPTION USING ERRCODE = 'CL001', MESSAGE = 'BOOKING_LIMIT',
-          DETAIL = 'you already hold 3 times in this clinic; book or release one first', HINT = '{"max_holds": 3}';
-      END IF;
-    END IF;
-    IF v_kind = 'hold' THEN
-      v_held_until := v_now + make_interval(mins => coalesce((p->>'hold_minutes')::integer, v_clinic.hold_minutes));
-    END IF;
-
-    IF v_hold_id IS NOT NULL THEN
-      -- The hold's time is already its own: it becomes the booking.
-      v_id := v_hold_id;
-      v_provider := v_hold.provider_id;
-      UPDATE appointments a SET status = v_status, held_until = NULL,
-        patient_name = p->>'patient_name', patient_email = p->>'patient_email', patient_phone_e164 = p->>'patient_phone',
-        notes = p->>'notes', patient_user_id = v_patient,
-        status_history = a.status_history || jsonb_build_array(clinic_status_entry(v_status, v_now, v_user, NULL)),
-        updated_at = greatest(now(), ((a.updated_at AT TIME ZONE 'UTC') + interval '1 millisecond') AT TIME ZONE 'UTC')
-      WHERE a.clinic_id = p_clinic_id AND a.id = v_hold_id;
-    ELSE
-      SELECT array_agg(x::uuid) INTO v_providers FROM jsonb_array_elements_text(p->'candidates') AS x;
-      PERFORM clinic_clear_expired_holds(p_clinic_id, v_providers, (p->>'occupied_start')::timestamptz,
-        (p->>'occupied_end')::timestamptz, v_patient, v_start, v_end, v_now);
-      -- The exclusion constraints decide: the first candidate whose time is still free gets it;
-      -- the patient's own overlapping appointment refuses every candidate.
-      FOREACH v_provider IN ARRAY coalesce(v_providers, '{}') LOOP
-        -- A group session (§14): the seats of one slot share a key, which lets them overlap each
-        -- other and nothing else; they are counted under a lock of the key, so the last seat is
-        -- given once.
-        v_session := NULL;
-        IF v_service.capacity > 1 THEN
-          v_session := md5(concat_ws('|', p_clinic_id, v_provider, p->>'service_id', clinic_iso_instant(v_start), clinic_iso_instant(v_end)))::uuid;
-          PERFORM pg_advisory_xact_lock(hashtextextended('clinic-session:' || v_session::text, 0));
-          SELECT count(*) INTO v_seats FROM appointments a
-          WHERE a.clinic_id = p_clinic_id AND a.provider_id = v_provider AND a.starts_at = v_start AND a.session_key = v_session
-            AND clinic_occupies(a.status, a.held_until, v_now);
-          IF v_seats >= v_service.capacity THEN
-            v_full := true;
-            CONTINUE;
-          END IF;
-        END IF;
-        BEGIN
-          INSERT INTO appointments (clinic_id, service_id, provider_id, starts_at, ends_at, buffer_before_min, buffer_after_min,
-                                    occupied_start, occupied_end, status, held_until, status_history, patient_name, patient_email,
-                                    patient_phone_e164, notes, booked_by_user_id, patient_user_id, session_key, series_id)
-          VALUES (p_clinic_id, (p->>'service_id')::uuid, v_provider, v_start, v_end,
-                  (p->>'buffer_before_min')::integer, (p->>'buffer_after_min')::integer,
-                  (p->>'occupied_start')::timestamptz, (p->>'occupied_end')::timestamptz, v_status, v_held_until,
-                  jsonb_build_array(clinic_status_entry(v_status, v_now, v_user, NULL)),
-                  p->>'patient_name', p->>'patient_email', p->>'patient_phone', p->>'notes', v_user, v_patient, v_session, v_series)
-          RETURNING id INTO v_id;
-          EXIT;
-        EXCEPTION WHEN exclusion_violation OR deadlock_detected THEN
-          GET STACKED DIAGNOSTICS v_constraint = CONSTRAINT_NAME;
-          -- (On Citus the name carries the shard's suffix.)
-      IF v_constraint LIKE 'appointments\_patient\_no\_overlap%' THEN
-            RAISE EXCEPTION USING ERRCODE = 'CL001', MESSAGE = 'PATIENT_DOUBLE_BOOKED',
-              DETAIL = 'the patient already has an appointment at an overlapping time in this clinic';
-          END IF;
-          v_id := NULL;
-        END;
-      END LOOP;
-      IF v_id IS NULL THEN
-        RAISE EXCEPTION USING ERRCODE = 'CL001', MESSAGE = 'SLOT_UNAVAILABLE',
-          DETAIL = CASE WHEN v_full THEN format('the session at %s is full', p->>'start')
-                        ELSE format('%s was just booked by someone else', p->>'start') END;
-      END IF;
-      -- The schedule of the clinic and of the provider who got it must still be the one checked
-      -- (a changed one rolls all of this back: read again).
-      PERFORM clinic_check_schedule(p_clinic_id, jsonb_build_object(p_clinic_id::text, p->'schedule'->p_clinic_id::text, v_provider::text, p->'schedule'->v_provider::text));
-    END IF;
-
-    IF v_status = 'booked' THEN
-      PERFORM clinic_plan_reminders(p_clinic_id, v_id, v_start, v_now);
-    ELSIF v_status = 'pending' THEN
-      -- Not confirmed within 48 hours or by the start: canceled (a durable job, modules/booking/confirmation.ts).
-      INSERT INTO outbox (clinic_id, job_id, queue, data, start_after)
-      VALUES (p_clinic_id, gen_random_uuid(), 'confirmation-expiry',
-              jsonb_build_object('clinicId', p_clinic_id, 'appointmentId', v_id), least(v_now + interval '48 hours', v_start));
-    END IF;
-    PERFORM clinic_store_key(p_clinic_id, v_user, p->'idem', v_id);
-    v_view := clinic_appointment_json(p_clinic_id, v_id);
-    -- A waitlist offer: the entry is offered this hold, if it is still waiting (another process
-    -- may have offered it something first: then nothing of this stays).
-    IF v_entry IS NOT NULL THEN
-      UPDATE waitlist_entries w SET status = 'offered', offer_appointment_id = v_id, offer_expires_at = v_held_until,
-        updated_at = greatest(now(), ((w.updated_at AT TIME ZONE 'UTC') + interval '1 millisecond') AT TIME ZONE 'UTC')
-      WHERE w.clinic_id = p_clinic_id AND w.id = v_entry AND w.status = 'waiting';
-      IF NOT FOUND THEN
-        RAISE EXCEPTION USING ERRCODE = 'CL001', MESSAGE = 'CONFLICT', DETAIL = 'the waitlist entry is no longer waiting';
-      END IF;
-    END IF;
-    -- A hold booked: a waitlist offer it was is taken.
-    IF v_hold_id IS NOT NULL THEN
-      UPDATE waitlist_entries w SET status = 'booked',
-        updated_at = greatest(now(), ((w.updated_at AT TIME ZONE 'UTC') + interval '1 millisecond') AT TIME ZONE 'UTC')
-      WHERE w.clinic_id = p_clinic_id AND w.offer_appointment_id = v_hold_id AND w.status = 'offered';
-    END IF;
-    -- The rows that other bookings of this provider and clinic wait for are taken last, so that
-    -- they are held only until the commit: the provider's cache version, then the event number.
-    IF v_hold_id IS NULL THEN
-      PERFORM clinic_bookings_changed(p_clinic_id, ARRAY[v_provider]);
-    END IF;
-    IF v_status <> 'held' THEN
-      PERFORM clinic_record_event(p_clinic_id, 'appointment.booked', v_view);
-    ELSIF v_entry IS NOT NULL THEN
-      PERFORM clinic_plan_message(p_clinic_id, 'waitlist_offer', v_id, v_view || jsonb_build_object('waitlist_entry_id', v_entry));
-      PERFORM clinic_record_event(p_clinic_id, 'waitlist.offered',
-        jsonb_build_object('entry_id', v_entry, 'appointment', v_view, 'expires_at', clinic_iso_instant(v_held_until)));
-    ELSIF v_message IS NOT NULL THEN
-      PERFORM clinic_plan_message(p_clinic_id, v_message, v_id, v_view);
-    END IF;
-    RETURN jsonb_build_object('appointment', v_view, 'replayed', false);
-  EXCEPTION
-    WHEN SQLSTATE 'CL001' THEN
-      GET STACKED DIAGNOSTICS v_msg = MESSAGE_TEXT, v_detail = PG_EXCEPTION_DETAIL, v_hint = PG_EXCEPTION_HINT;
-      RETURN jsonb_build_object('error', v_msg, 'detail', v_detail, 'extra', coalesce(nullif(v_hint, '')::jsonb, '{}'::jsonb));
-    WHEN SQLSTATE 'CL002' THEN
-      RETURN jsonb_build_object('stale', true);
-  END;
-END $$;
---> statement-breakpoint
--- Write: one move (0009), now moving a group seat to the session at the new time.
-CREATE OR REPLACE FUNCTION clinic_reschedule_appointment(p_clinic_id uuid, p jsonb) RETURNS jsonb
-LANGUAGE plpgsql AS $$
-DECLARE
-  v_user uuid := (p->>'user_id')::uuid;
-  v_id uuid := (p->>'appointment_id')::uuid;
-  v_provider uuid := (p->>'provider_id')::uuid;
-  v_start timestamptz := (p->>'start')::timestamptz;
-  v_replay uuid;
-  v_current record;
-  v_constraint text;
-  v_view jsonb;
-  v_msg text;
-  v_detail text;
-  v_hint text;
-  v_capacity integer;
-  v_session uuid;
-  v_seats bigint;
-BEGIN
-  BEGIN
-    v_replay := clinic_claim_key(p_clinic_id, v_user, p->'idem');
-    IF v_replay IS NOT NULL THEN
-      RETURN jsonb_build_object('appointment', clinic_appointment_json(p_clinic_id, v_replay), 'replayed', true);
-    END IF;
-    IF jsonb_typeof(p->'refuse') = 'object' THEN
-      RAISE EXCEPTION USING ERRCODE = 'CL001', MESSAGE = p->'refuse'->>'code', DETAIL = p->'refuse'->>'detail',
-        HINT = coalesce(p->'refuse'->'extra', '{}'::jsonb)::text;
-    END IF;
-    SELECT a.provider_id, a.starts_at, a.ends_at, a.revision, a.status, a.patient_user_id, clinic_requested_at(a.status_history) AS requested_at INTO v_current FROM appointments a
-    WHERE a.clinic_id = p_clinic_id AND a.id = v_id FOR UPDATE;
-    IF NOT FOUND OR v_current.revision <> (p->>'revision')::integer OR v_current.status NOT IN ('booked', 'pending') THEN
-      RAISE EXCEPTION USING ERRCODE = 'CL002', MESSAGE = 'STALE';
-    END IF;
-    PERFORM clinic_check_schedule(p_clinic_id, p->'schedule');
-    -- A seat of a group session moves to the session at the new time, if it has a seat left.
-    SELECT s.capacity INTO v_capacity FROM services s JOIN appointments a ON a.clinic_id = s.clinic_id AND a.service_id = s.id
-    WHERE s.clinic_id = p_clinic_id AND a.clinic_id = p_clinic_id AND a.id = v_id;
-    IF v_capacity > 1 THEN
-      v_session := md5(concat_ws('|', p_clinic_id, v_provider, (SELECT a.service_id FROM appointments a WHERE a.clinic_id = p_clinic_id AND a.id = v_id),
-        clinic_iso_instant(v_start), clinic_iso_instant((p->>'end')::timestamptz)))::uuid;
-      PERFORM pg_advisory_xact_lock(hashtextextended('clinic-session:' || v_session::text, 0));
-      SELECT count(*) INTO v_seats FROM appointments a
-      WHERE a.clinic_id = p_clinic_id AND a.provider_id = v_provider AND a.starts_at = v_start AND a.session_key = v_session
-        AND a.id <> v_id AND clinic_occupies(a.status, a.held_until, (p->>'now')::timestamptz);
-      IF v_seats >= v_capacity THEN
-        RAISE EXCEPTION USING ERRCODE = 'CL001', MESSAGE = 'SLOT_UNAVAILABLE', DETAIL = format('the session at %s is full', p->>'start');
-      END IF;
-    END IF;
-    PERFORM clinic_clear_expired_holds(p_clinic_id, ARRAY[v_provider], (p->>'occupied_start')::timestamptz,
-      (p->>'occupied_end')::timestamptz, v_current.patient_user_id, v_start, (p->>'end')::timestamptz, (p->>'now')::timestamptz);
-    BEGIN
-      UPDATE appointments a SET provider_id = v_provider, starts_at = v_start, ends_at = (p->>'end')::timestamptz,
-        buffer_before_min = (p->>'buffer_before_min')::integer, buffer_after_min = (p->>'buffer_after_min')::integer,
-        occupied_start = (p->>'occupied_start')::timestamptz, occupied_end = (p->>'occupied_end')::timestamptz,
-        rescheduled_at = now(), revision = a.revision + 1, session_key = v_session,
-        updated_at = greatest(now(), ((a.updated_at AT TIME ZONE 'UTC') + interval '1 millisecond') AT TIME ZONE 'UTC')
-      WHERE a.clinic_id = p_clinic_id AND a.id = v_id;
-    EXCEPTION WHEN exclusion_violation OR deadlock_detected THEN
-      GET STACKED DIAGNOSTICS v_constraint = CONSTRAINT_NAME;
-      -- (On Citus the name carries the shard's suffix.)
-      IF v_constraint LIKE 'appointments\_patient\_no\_overlap%' THEN
-        RAISE EXCEPTION USING ERRCODE = 'CL001', MESSAGE = 'PATIENT_DOUBLE_BOOKED',
-          DETAIL = 'the patient already has an appointment at an overlapping time in this clinic';
-      END IF;
-      RAISE EXCEPTION USING ERRCODE = 'CL001', MESSAGE = 'SLOT_UNAVAILABLE', DETAIL = format('%s was just booked by someone else', p->>'start');
-    END;
-    PERFORM clinic_bookings_changed(p_clinic_id, ARRAY[v_current.provider_id, v_provider]);
-    PERFORM clinic_drop_reminders(p_clinic_id, v_id);
-    IF v_current.status = 'booked' THEN
-      PERFORM clinic_plan_reminders(p_clinic_id, v_id, v_start, (p->>'now')::timestamptz);
-    ELSE
-      -- Pending: its confirmation now also expires by the new start.
-      INSERT INTO outbox (clinic_id, job_id, queue, data, start_after)
-      VALUES (p_clinic_id, gen_random_uuid(), 'confirmation-expiry',
-              jsonb_build_object('clinicId', p_clinic_id, 'appointmentId', v_id), least(v_current.requested_at + interval '48 hours', v_start));
-    END IF;
-    PERFORM clinic_store_key(p_clinic_id, v_user, p->'idem', v_id);
-    v_view := clinic_appointment_json(p_clinic_id, v_id);
-    PERFORM clinic_record_event(p_clinic_id, 'appointment.rescheduled',
-      v_view || jsonb_build_object('previous_start', clinic_iso_instant(v_current.starts_at), 'previous_end', clinic_iso_instant(v_current.ends_at)));
-    RETURN jsonb_build_object('appointment', v_view, 'replayed', false);
-  EXCEPTION
-    WHEN SQLSTATE 'CL001' THEN
-      GET STACKED DIAGNOSTICS v_msg = MESSAGE_TEXT, v_detail = PG_EXCEPTION_DETAIL, v_hint = PG_EXCEPTION_HINT;
-      RETURN jsonb_build_object('error', v_msg, 'detail', v_detail, 'extra', coalesce(nullif(v_hint, '')::jsonb, '{}'::jsonb));
-    WHEN SQLSTATE 'CL002' THEN
-      RETURN jsonb_build_object('stale', true);
-  END;
 END $$;
 --> statement-breakpoint
 -- A series as the API shows it (modules/series: seriesOutput): its occurrences by start.
@@ -549,6 +107,9 @@ DECLARE
   v_common jsonb;
   v_first uuid;
   v_view jsonb;
+  v_scopes uuid[];
+  v_occurrence_id uuid;
+  v_occurrence_ids uuid[] := '{}';
   v_msg text;
   v_detail text;
   v_hint text;
@@ -571,7 +132,11 @@ BEGIN
     v_common := jsonb_build_object('user_id', v_user, 'kind', 'book', 'service_id', p->'series'->>'service_id',
       'patient_name', p->'series'->>'patient_name', 'patient_email', p->'series'->>'patient_email',
       'patient_phone', p->'series'->>'patient_phone', 'notes', p->'series'->>'notes',
-      'patient_user_id', p->'series'->>'patient_user_id', 'now', p->>'now', 'series_id', v_id);
+      'patient_user_id', p->'series'->>'patient_user_id', 'now', p->>'now', 'series_id', v_id, 'defer_changes', true);
+    -- The schedule the read checked, for the clinic and every candidate at once, before any
+    -- occurrence is written: its version rows are made and key-share locked here, so that no
+    -- occurrence's own check waits for another writer's new row while this one holds appointments.
+    PERFORM clinic_check_schedule(p_clinic_id, coalesce(p->'schedule', '{}'::jsonb));
     PERFORM set_config('clinic.quiet_messages', 'on', true);
     FOR v_occurrence IN SELECT x FROM jsonb_array_elements(coalesce(p->'occurrences', '[]'::jsonb)) AS x LOOP
       v_answer := clinic_book_appointment(p_clinic_id, v_common || v_occurrence);
@@ -586,7 +151,6 @@ BEGIN
         v_first := (v_answer->'appointment'->>'id')::uuid;
       END IF;
     END LOOP;
-    PERFORM set_config('clinic.quiet_messages', 'off', true);
     IF jsonb_array_length(v_conflicts) > 0 AND p->'series'->>'mode' = 'all_or_nothing' THEN
       RAISE EXCEPTION USING ERRCODE = 'CL001', MESSAGE = 'SLOT_UNAVAILABLE',
         DETAIL = format('%s of the series'' occurrences cannot be booked; nothing was booked', jsonb_array_length(v_conflicts)),
@@ -597,6 +161,20 @@ BEGIN
         DETAIL = 'none of the series'' occurrences can be booked; nothing was booked',
         HINT = jsonb_build_object('conflicts', v_skipped || v_conflicts)::text;
     END IF;
+    -- Now, with every occurrence written (clinic_book_appointment left these to us, p.defer_changes):
+    -- the cache versions once, then each occurrence's event by start, like a booking's last steps.
+    SELECT array_agg(DISTINCT x ORDER BY x) INTO v_scopes FROM (
+      SELECT a.provider_id AS x FROM appointments a WHERE a.clinic_id = p_clinic_id AND a.series_id = v_id
+      UNION SELECT clinic_kind_scope(p_clinic_id, e->>'kind') FROM appointments a, jsonb_array_elements(a.resources) AS e
+      WHERE a.clinic_id = p_clinic_id AND a.series_id = v_id) s;
+    PERFORM clinic_bookings_changed(p_clinic_id, v_scopes);
+    FOR v_occurrence_id IN SELECT a.id FROM appointments a WHERE a.clinic_id = p_clinic_id AND a.series_id = v_id ORDER BY a.starts_at, a.id LOOP
+      v_occurrence_ids := v_occurrence_ids || v_occurrence_id;
+    END LOOP;
+    FOREACH v_occurrence_id IN ARRAY v_occurrence_ids LOOP
+      PERFORM clinic_record_event(p_clinic_id, 'appointment.booked', clinic_appointment_json(p_clinic_id, v_occurrence_id));
+    END LOOP;
+    PERFORM set_config('clinic.quiet_messages', 'off', true);
     SELECT coalesce(jsonb_agg(x ORDER BY (x->>'start')::timestamptz), '[]'::jsonb) INTO v_skipped
     FROM jsonb_array_elements(v_skipped || v_conflicts) AS x;
     UPDATE appointment_series SET skipped = v_skipped WHERE clinic_id = p_clinic_id AND id = v_id;

@@ -118,7 +118,12 @@ BEGIN
   RETURN v_taken;
 END $$;
 --> statement-breakpoint
--- (0012) now also an appointment's resources: released when it stops occupying time.
+-- Keeps an appointment's rows in resource_bookings and provider_busy as the appointment is, after a
+-- change that frees time or ends a hold (the resources while it occupies time; for a shared
+-- provider their time in provider_busy, nothing for a provider of one clinic but one read of
+-- shared_providers, local on every Citus node), and bumps the cached availability of the kinds and
+-- of every clinic of the providers involved. p_users: the appointment's provider, before and after
+-- a move. An overlap elsewhere raises the exclusion violation to the caller.
 CREATE OR REPLACE FUNCTION clinic_sync_busy(p_clinic_id uuid, p_appointment_id uuid, p_users uuid[], p_now timestamptz) RETURNS void
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -170,7 +175,10 @@ BEGIN
   END LOOP;
 END $$;
 --> statement-breakpoint
--- The read (0012), now with the resources of the kinds the service needs.
+-- The read of a booking, a move, an explanation and an availability answer (0009), now with a group
+-- service's capacity and each booking's service and session, a shared provider's time taken in
+-- other clinics (`elsewhere`, with holds' ends), and the resources of the kinds the service needs
+-- with their holds (a seat's with its service, provider and time) and closures.
 CREATE OR REPLACE FUNCTION clinic_schedule_context(p_clinic_id uuid, p jsonb) RETURNS jsonb
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -246,7 +254,7 @@ BEGIN
              'busy', coalesce((
                SELECT jsonb_agg(jsonb_build_object('starts_at', clinic_iso_instant(r.occupied_start), 'ends_at', clinic_iso_instant(r.occupied_end),
                         'held_until', clinic_iso_instant(r.held_until),
-                        'seat', CASE WHEN r.session_key IS NULL THEN NULL ELSE jsonb_build_object('service_id', a.service_id,
+                        'seat', CASE WHEN r.session_key IS NULL THEN NULL ELSE jsonb_build_object('service_id', a.service_id, 'provider_id', a.provider_id,
                           'start', clinic_iso_instant(a.starts_at), 'end', clinic_iso_instant(a.ends_at)) END))
                FROM resource_bookings r
                LEFT JOIN appointments a ON a.clinic_id = r.clinic_id AND a.id = r.appointment_id AND a.clinic_id = p_clinic_id
@@ -264,7 +272,7 @@ BEGIN
   SELECT array_agg(s.user_id) INTO v_shared FROM shared_providers s WHERE s.user_id = ANY (v_candidates);
   IF v_shared IS NOT NULL THEN
     SELECT coalesce(jsonb_agg(jsonb_build_object('provider_id', b.user_id, 'starts_at', clinic_iso_instant(b.occupied_start),
-             'ends_at', clinic_iso_instant(b.occupied_end))), '[]'::jsonb) INTO v_elsewhere
+             'ends_at', clinic_iso_instant(b.occupied_end), 'held_until', clinic_iso_instant(b.held_until))), '[]'::jsonb) INTO v_elsewhere
     FROM provider_busy b
     WHERE b.user_id = ANY (v_shared) AND b.clinic_id <> p_clinic_id AND b.occupied_start < v_to AND b.occupied_end > v_from
       AND (b.held_until IS NULL OR b.held_until > v_now);
@@ -314,7 +322,7 @@ BEGIN
       WHERE v.clinic_id = p_clinic_id AND (v.scope_id = p_clinic_id OR v.scope_id = ANY (v_candidates) OR v.scope_id = ANY (v_kind_scopes))), '{}'));
 END $$;
 --> statement-breakpoint
--- An appointment as the API shows it (0011), now with its resources.
+-- An appointment as the API shows it (0009), now with its series and resources.
 CREATE OR REPLACE FUNCTION clinic_appointment_json(p_clinic_id uuid, p_id uuid) RETURNS jsonb
 LANGUAGE plpgsql STABLE AS $$
 BEGIN
@@ -336,7 +344,11 @@ BEGIN
   );
 END $$;
 --> statement-breakpoint
--- Write: one booking or hold (0012), now taking the resources the service needs.
+-- Write: one booking or hold (0010), now with group seats (capacity > 1: the seats of a slot share a
+-- session key, counted under its lock), a series' occurrence (p.series_id), a shared provider's time
+-- claimed in provider_busy before the appointment is written, and the resources the service needs.
+-- Booking a hold claims its resources and its provider's time anew, without an end: a writer whose
+-- clock had passed the hold's end may have taken them (then the booking is refused, never both).
 CREATE OR REPLACE FUNCTION clinic_book_appointment(p_clinic_id uuid, p jsonb) RETURNS jsonb
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -374,6 +386,8 @@ DECLARE
   v_elsewhere boolean := false;
   v_session_resources jsonb;
   v_taken jsonb := '[]'::jsonb;
+  v_kept record;
+  v_defer boolean := coalesce((p->>'defer_changes')::boolean, false);
 BEGIN
   BEGIN
     v_replay := clinic_claim_key(p_clinic_id, v_user, p->'idem');
@@ -462,7 +476,28 @@ BEGIN
         status_history = a.status_history || jsonb_build_array(clinic_status_entry(v_status, v_now, v_user, NULL)),
         updated_at = greatest(now(), ((a.updated_at AT TIME ZONE 'UTC') + interval '1 millisecond') AT TIME ZONE 'UTC')
       WHERE a.clinic_id = p_clinic_id AND a.id = v_hold_id;
-      PERFORM clinic_sync_busy(p_clinic_id, v_hold_id, ARRAY[v_provider], v_now);
+      -- Its resources and its provider's time in other clinics are claimed anew, without an end: a
+      -- writer whose clock had passed the hold's end may have taken them (then this booking is
+      -- refused, never both).
+      SELECT a.occupied_start, a.occupied_end, a.session_key, a.resources INTO v_kept
+      FROM appointments a WHERE a.clinic_id = p_clinic_id AND a.id = v_hold_id;
+      BEGIN
+        PERFORM clinic_claim_busy(p_clinic_id, v_hold_id, v_provider, v_kept.occupied_start, v_kept.occupied_end,
+          v_kept.session_key, NULL, v_now);
+      EXCEPTION WHEN exclusion_violation THEN
+        RAISE EXCEPTION USING ERRCODE = 'CL001', MESSAGE = 'SLOT_UNAVAILABLE',
+          DETAIL = 'the provider was booked in another clinic after the hold ended; hold or book another time';
+      END;
+      IF jsonb_array_length(v_kept.resources) > 0 THEN
+        BEGIN
+          PERFORM clinic_claim_resources(p_clinic_id, v_hold_id,
+            (SELECT jsonb_agg(jsonb_build_object('kind', e->>'kind', 'ids', jsonb_build_array(e->>'id'))) FROM jsonb_array_elements(v_kept.resources) AS e),
+            v_kept.occupied_start, v_kept.occupied_end, v_kept.session_key, v_kept.resources, NULL, v_now);
+        EXCEPTION WHEN exclusion_violation THEN
+          RAISE EXCEPTION USING ERRCODE = 'CL001', MESSAGE = 'SLOT_UNAVAILABLE',
+            DETAIL = 'a room or device of the hold was booked after the hold ended; hold or book another time';
+        END;
+      END IF;
     ELSE
       SELECT array_agg(x::uuid) INTO v_providers FROM jsonb_array_elements_text(p->'candidates') AS x;
       PERFORM clinic_clear_expired_holds(p_clinic_id, v_providers, (p->>'occupied_start')::timestamptz,
@@ -557,11 +592,16 @@ BEGIN
     END IF;
     -- The rows that other bookings of this provider and clinic wait for are taken last, so that
     -- they are held only until the commit: the provider's cache version, then the event number.
-    IF v_hold_id IS NULL THEN
+    -- (A series books all its occurrences first and then does these for all of them, in this order:
+    -- p.defer_changes. Taken mid-way, these rows would be held while later occurrences wait for
+    -- other bookings' rows, and the waits could close a circle.)
+    IF v_hold_id IS NULL AND NOT v_defer THEN
       PERFORM clinic_bookings_changed(p_clinic_id, ARRAY[v_provider]
         || ARRAY(SELECT clinic_kind_scope(p_clinic_id, e->>'kind') FROM jsonb_array_elements(v_taken) AS e));
     END IF;
-    IF v_status <> 'held' THEN
+    IF v_status <> 'held' AND v_defer THEN
+      NULL;
+    ELSIF v_status <> 'held' THEN
       PERFORM clinic_record_event(p_clinic_id, 'appointment.booked', v_view);
     ELSIF v_entry IS NOT NULL THEN
       PERFORM clinic_plan_message(p_clinic_id, 'waitlist_offer', v_id, v_view || jsonb_build_object('waitlist_entry_id', v_entry));
@@ -580,7 +620,9 @@ BEGIN
   END;
 END $$;
 --> statement-breakpoint
--- Write: one move (0012), now taking the resources at the new time.
+-- Write: one move (0009), now moving a group seat into the session at the new time, claiming a shared
+-- provider's time and the resources at the new time, and releasing the former provider's time
+-- (after the update, which the sync reads).
 CREATE OR REPLACE FUNCTION clinic_reschedule_appointment(p_clinic_id uuid, p jsonb) RETURNS jsonb
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -637,9 +679,6 @@ BEGIN
     PERFORM clinic_clear_expired_holds(p_clinic_id, ARRAY[v_provider], (p->>'occupied_start')::timestamptz,
       (p->>'occupied_end')::timestamptz, v_current.patient_user_id, v_start, (p->>'end')::timestamptz, (p->>'now')::timestamptz);
     BEGIN
-      IF v_current.provider_id <> v_provider THEN
-        PERFORM clinic_sync_busy(p_clinic_id, v_id, ARRAY[v_current.provider_id], (p->>'now')::timestamptz);
-      END IF;
       PERFORM clinic_claim_busy(p_clinic_id, v_id, v_provider, (p->>'occupied_start')::timestamptz, (p->>'occupied_end')::timestamptz,
         v_session, NULL, (p->>'now')::timestamptz);
       SELECT a.resources INTO v_before FROM appointments a WHERE a.clinic_id = p_clinic_id AND a.id = v_id;
@@ -651,6 +690,10 @@ BEGIN
         rescheduled_at = now(), revision = a.revision + 1, session_key = v_session,
         updated_at = greatest(now(), ((a.updated_at AT TIME ZONE 'UTC') + interval '1 millisecond') AT TIME ZONE 'UTC')
       WHERE a.clinic_id = p_clinic_id AND a.id = v_id;
+      -- Another provider now: the former one's time goes (after the update, which the sync reads).
+      IF v_current.provider_id <> v_provider THEN
+        PERFORM clinic_sync_busy(p_clinic_id, v_id, ARRAY[v_current.provider_id], (p->>'now')::timestamptz);
+      END IF;
     EXCEPTION WHEN exclusion_violation OR deadlock_detected THEN
       GET STACKED DIAGNOSTICS v_constraint = CONSTRAINT_NAME;
       IF v_constraint LIKE 'provider\_busy%' THEN

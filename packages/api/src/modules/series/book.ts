@@ -9,7 +9,15 @@ import { formatLocal, localDateOf } from "../../domain/timezone.ts";
 import { domainCodes } from "../../errorCodes.ts";
 import { DomainError, validationFailed } from "../../errors.ts";
 import { type ScheduleContext, assertCandidate, readScheduleContext, reasonDetail } from "../availability/index.ts";
-import { type PatientInput, callClinicFunction, occupancyOf, requestHash, resourcesWanted } from "../booking/index.ts";
+import {
+  type PatientInput,
+  callClinicFunction,
+  occupancyFields,
+  rankFree,
+  requestHash,
+  resourcesWanted,
+  scheduleOf,
+} from "../booking/index.ts";
 import type { RateLimit } from "../ratelimit/index.ts";
 import { rateLimited, rateWindow } from "../ratelimit/index.ts";
 import { type OccurrenceConflict, type SeriesPreview, type SeriesView } from "./view.ts";
@@ -154,24 +162,19 @@ export async function bookSeries(
       now: now.toISOString(),
       series,
       skipped: conflicts.map((c) => ({ ...c, start: c.start.toISOString() })),
+      schedule: scheduleOf(
+        context,
+        request.clinicId,
+        context.candidates.map((c) => c.userId),
+      ),
       occurrences: checked
         .filter((c) => c.order.length > 0)
-        .map((c) => {
-          const occupancy = occupancyOf(new Date(c.start), context.service);
-          return {
-            start: occupancy.startsAt.toISOString(),
-            end: occupancy.endsAt.toISOString(),
-            occupied_start: occupancy.occupiedStart.toISOString(),
-            occupied_end: occupancy.occupiedEnd.toISOString(),
-            buffer_before_min: occupancy.bufferBeforeMin,
-            buffer_after_min: occupancy.bufferAfterMin,
-            candidates: c.order,
-            resources: resourcesWanted(context, new Date(c.start)),
-            schedule: Object.fromEntries(
-              [request.clinicId, ...c.order].map((scope) => [scope, context.scheduleVersions[scope] ?? 0]),
-            ),
-          };
-        }),
+        .map((c) => ({
+          ...occupancyFields(new Date(c.start), context.service),
+          candidates: c.order,
+          resources: resourcesWanted(context, new Date(c.start)),
+          schedule: scheduleOf(context, request.clinicId, c.order),
+        })),
     });
     if (written) return written;
   }
@@ -217,22 +220,19 @@ async function readRange(
 function checkAll(context: ScheduleContext, request: SeriesRequest, starts: readonly number[], now: Date): Checked[] {
   const schedule = { ...context.schedule, nowMs: now.getTime() };
   const names = new Map(context.candidates.map((c) => [c.userId, c]));
-  // Appointments per provider and local date, for the any-provider rule.
+  // This clinic's appointments per provider and local date, for the any-provider rule.
   const load = new Map<string, number>();
   for (const provider of context.schedule.providers)
     for (const b of provider.bookings ?? []) {
+      if (b.elsewhere) continue;
       const key = `${provider.providerId}|${localDateOf(b.start, request.timeZone)}`;
       load.set(key, (load.get(key) ?? 0) + 1);
     }
   return starts.map((start) => {
     const explanation = explainStart(schedule, start);
     const date = explanation.date;
-    const free = explanation.providers.filter((p) => p.reasons.length === 0).map((p) => p.providerId);
-    const loadOf = (id: string) => load.get(`${id}|${date}`) ?? 0;
-    const nameOf = (id: string) => names.get(id)?.fullName ?? "";
-    const order = [...free].sort(
-      (a, b) => loadOf(a) - loadOf(b) || compareText(nameOf(a), nameOf(b)) || compareText(a, b),
-    );
+    const free = new Set(explanation.providers.filter((p) => p.reasons.length === 0).map((p) => p.providerId));
+    const order = rankFree(context.candidates, free, (id) => load.get(`${id}|${date}`) ?? 0);
     const reasons =
       order.length > 0
         ? []
@@ -313,5 +313,3 @@ async function write(
   if ("error" in answer) throw new DomainError(answer.error, answer.detail, { extra: answer.extra });
   return { series: seriesFromJson(answer.series), replayed: answer.replayed };
 }
-
-const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
