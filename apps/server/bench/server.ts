@@ -54,9 +54,11 @@ export async function startServer(databaseUrl: string, workers: number): Promise
   const profile = process.env.BENCH_CPU_PROF_DIR
     ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`]
     : [];
+  // BENCH_NODE_FLAGS: more flags for the server processes (e.g. "--log-deopt --logfile=dir/v8.log").
+  const flags = (process.env.BENCH_NODE_FLAGS ?? "").split(" ").filter((flag) => flag !== "");
   const child: ChildProcess = spawn(
     process.execPath,
-    [...profile, "--enable-source-maps", "apps/server/dist/main.js"],
+    [...profile, ...flags, "--enable-source-maps", "apps/server/dist/main.js"],
     {
       cwd: root,
       detached: true,

@@ -1,3 +1,4 @@
+import { type AddressInfo, type Server, type Socket, connect, createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { type DbHandle, clinics, openDatabase, outbox } from "@clinic/db";
@@ -5,8 +6,67 @@ import { addService, addWebhook, bookableClinic, callerFor, createUser, pinnedNo
 
 // A booking's database work is at most three round trips (docs/performance.md#the-booking-path):
 // the clinic's authorization, one read of what the check of the start needs, and one write. Counted
-// at the driver: every statement it sends to the server, transaction control included.
+// at the driver: every statement it sends to the server, transaction control included. And on the
+// wire: how often the client waits for the server (a statement the driver has not prepared costs
+// two — it asks for the parameters' types first; docs/performance.md#prepared-statements).
 const databaseUrl = inject("databaseUrl");
+
+/**
+ * A TCP proxy in front of the database that counts the client's round trips: the Sync and Flush
+ * messages of the frontend protocol, after each of which the client waits for the server's answer.
+ */
+async function roundTripCounter(
+  url: string,
+): Promise<{ url: string; count: () => number; reset: () => void; close: () => Promise<void> }> {
+  const target = new URL(url);
+  let waits = 0;
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((client) => {
+    const upstream = connect(Number(target.port || 5432), target.hostname);
+    sockets.add(client).add(upstream);
+    let pending = Buffer.alloc(0);
+    let started = false;
+    client.on("data", (chunk: Buffer) => {
+      upstream.write(chunk);
+      pending = Buffer.concat([pending, chunk]);
+      for (;;) {
+        // The startup message has no type byte: a length, then the rest.
+        const header = started ? 5 : 4;
+        if (pending.length < header) break;
+        const length = started ? pending.readUInt32BE(1) + 1 : pending.readUInt32BE(0);
+        if (pending.length < length) break;
+        if (started) {
+          const type = String.fromCharCode(pending[0] ?? 0);
+          if (type === "S" || type === "H") waits++;
+        }
+        started = true;
+        pending = pending.subarray(length);
+      }
+    });
+    upstream.on("data", (chunk: Buffer) => client.write(chunk));
+    const end = () => {
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on("close", end).on("error", end);
+    upstream.on("close", end).on("error", end);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const proxied = new URL(url);
+  proxied.hostname = "127.0.0.1";
+  proxied.port = String((server.address() as AddressInfo).port);
+  return {
+    url: proxied.toString(),
+    count: () => waits,
+    reset: () => {
+      waits = 0;
+    },
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
 
 describe.skipIf(!databaseUrl)("round trips of the booking path (PostgreSQL)", () => {
   let handle: DbHandle;
@@ -153,5 +213,45 @@ describe.skipIf(!databaseUrl)("round trips of the booking path (PostgreSQL)", ()
     );
     expect(sent.filter((text) => text.includes("clinic_schedule_context"))).toHaveLength(1);
     expect(new Set(answers.map((a) => JSON.stringify(a))).size).toBe(1);
+  }, 60_000);
+
+  it("books and moves in three round trips on the wire, once the connection has prepared the statements", async () => {
+    if (!databaseUrl) return;
+    const counter = await roundTripCounter(databaseUrl);
+    const wire = await openDatabase({ url: counter.url, poolMax: 1 });
+    try {
+      const c = await bookableClinic(wire.db);
+      const service = await addService(wire.db, c.clinicId, { durationMin: 30 });
+      await addWebhook(wire.db, c.clinicId, { eventTypes: ["*"] });
+      const staff = callerFor(wire.db, c.staff, { now: pinnedNow });
+      const book = (start: string, key?: string) =>
+        staff.appointments.book({
+          clinic_id: c.clinicId,
+          service_id: service,
+          start,
+          patient: { name: "Pat" },
+          ...(key ? { idempotency_key: key } : {}),
+        });
+      // The first of each prepares its statements on the connection (one round trip more each).
+      const first = await book("2027-03-15T09:00:00Z");
+      await staff.appointments.reschedule({ clinic_id: c.clinicId, id: first.id, start: "2027-03-15T09:30:00Z" });
+
+      counter.reset();
+      const booked = await book("2027-03-15T10:00:00Z", "wire-1");
+      expect(booked.status).toBe("booked");
+      expect(counter.count()).toBe(3);
+
+      counter.reset();
+      const replay = await book("2027-03-15T10:00:00Z", "wire-1");
+      expect(replay.id).toBe(booked.id);
+      expect(counter.count()).toBeLessThanOrEqual(3);
+
+      counter.reset();
+      await staff.appointments.reschedule({ clinic_id: c.clinicId, id: booked.id, start: "2027-03-15T11:00:00Z" });
+      expect(counter.count()).toBe(3);
+    } finally {
+      await wire.close();
+      await counter.close();
+    }
   }, 60_000);
 });

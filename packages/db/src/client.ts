@@ -176,3 +176,46 @@ export function rowsOf<T>(result: unknown): T[] {
   }
   return [];
 }
+
+/**
+ * A statement prepared under `name`, called with its parameters `$1`, `$2`, … in order; answers
+ * its rows. On PostgreSQL (postgres.js) it is parsed and planned once per connection, and each call
+ * is then one round trip. A statement that is not prepared — what `db.execute()` and the query
+ * builder send — costs two when it has parameters: postgres.js first asks the server for their
+ * types (Parse, Describe), and only then binds and runs it (docs/performance.md#prepared-statements).
+ * For the hot paths' statements, whose text is fixed; never for text that varies with the input.
+ */
+export function preparedStatement<T>(
+  db: Db,
+  name: string,
+  text: string,
+  arity: number,
+): (...values: unknown[]) => Promise<T[]> {
+  let statements = preparedStatements.get(db);
+  if (!statements) {
+    statements = new Map();
+    preparedStatements.set(db, statements);
+  }
+  const known = statements.get(name);
+  if (known) {
+    if (known.text !== text) throw new Error(`${name} is prepared with another text`);
+    return known.call as (...values: unknown[]) => Promise<T[]>;
+  }
+  const names = Array.from({ length: arity }, (_, i) => `p${String(i + 1)}`);
+  const query = db._.session.prepareQuery(
+    { sql: text, params: names.map((n) => sql.placeholder(n)) },
+    undefined,
+    name,
+    false,
+  );
+  const call = async (...values: unknown[]) => {
+    if (values.length !== arity) throw new Error(`${name} takes ${String(arity)} parameters`);
+    return rowsOf<T>(await query.execute(Object.fromEntries(names.map((n, i) => [n, values[i]]))));
+  };
+  statements.set(name, { text, call });
+  return call;
+}
+const preparedStatements = new WeakMap<
+  Db,
+  Map<string, { text: string; call: (...values: unknown[]) => Promise<unknown[]> }>
+>();

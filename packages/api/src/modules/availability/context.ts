@@ -1,9 +1,8 @@
 // One read of everything a check or an answer needs, in one statement and so one snapshot
 // (clinic_schedule_context, drizzle/0008_hot_paths.sql; docs/performance.md): a booking's check of
 // one start, a move's (with the appointment), and an availability answer's range.
-import { sql } from "drizzle-orm";
 import { z } from "zod";
-import { type Db, memberStatuses, rowsOf } from "@clinic/db";
+import { type Db, memberStatuses, preparedStatement } from "@clinic/db";
 import { notFound } from "../../errors.ts";
 import { type LoadedSchedule, buildSchedule } from "./schedule.ts";
 import type { Candidate, ServiceInfo } from "./service.ts";
@@ -187,11 +186,14 @@ export async function readScheduleContext(
     day_end: request.day?.end.toISOString() ?? null,
     now: request.now?.toISOString() ?? null,
   };
-  const [row] = rowsOf<{ answer: unknown }>(
-    await db.execute(
-      sql`select clinic_schedule_context(${request.clinicId}::uuid, ${JSON.stringify(p)}::jsonb) as answer`,
-    ),
+  // Prepared: one round trip a call (docs/performance.md#prepared-statements).
+  const read = preparedStatement<{ answer: unknown }>(
+    db,
+    "clinic_schedule_context",
+    "select clinic_schedule_context($1::uuid, $2::jsonb) as answer",
+    2,
   );
+  const [row] = await read(request.clinicId, JSON.stringify(p));
   const answer = answerSchema.parse(
     typeof row?.answer === "string" ? (JSON.parse(row.answer) as unknown) : row?.answer,
   );
