@@ -116,14 +116,17 @@ export async function dispatchOutbox(
         .limit(options.rowsPerClinic ?? 100)
         .for("update", { skipLocked: true });
       if (rows.length === 0) return 0;
-      for (const row of rows) {
-        await sender.send(row.queue, row.data, {
-          db: adapter(tx),
+      // One statement for all of them (pg-boss's insert: ON CONFLICT DO NOTHING, as send), not one a row.
+      await sender.insert(
+        rows.map((row) => ({
           id: row.jobId,
+          name: row.queue,
+          data: row.data,
           ...jobOptions,
-          ...(row.startAfter ? { startAfter: row.startAfter } : {}),
-        });
-      }
+          ...(row.startAfter ? { startAfter: row.startAfter.toISOString() } : {}),
+        })),
+        { db: adapter(tx) },
+      );
       await tx.delete(outbox).where(
         and(
           eq(outbox.clinicId, clinicId),
