@@ -144,6 +144,38 @@ describe("service booking rules", () => {
     expect(listed.slots.at(-1)?.start_local.slice(0, 10)).toBe("2027-03-29");
   });
 
+  it("see the longest buffers, 4 h on either side, in the check before the write", async () => {
+    const c = await bookableClinic(t.db, { hours: { weekdays: [1, 2, 3, 4, 5], opens: "06:00", closes: "22:00" } });
+    const plain = await addService(t.db, c.clinicId, { providerId: c.provider.id });
+    const longBefore = await addService(t.db, c.clinicId, { providerId: c.provider.id });
+    const longAfter = await addService(t.db, c.clinicId, { providerId: c.provider.id });
+    await c.asAdmin.services.update({ clinic_id: c.clinicId, id: longBefore, buffer_before_min: 240 });
+    await c.asAdmin.services.update({ clinic_id: c.clinicId, id: longAfter, buffer_after_min: 240 });
+    const caller = callerFor(t.db, c.custom, { now: pinnedNow });
+    const book = (service: string, start: string) =>
+      caller.appointments.book({ clinic_id: c.clinicId, service_id: service, start: at(start), patient });
+    // Refused by the check of the start, which read the booking in the way ("not an available
+    // slot"), not only by the database's constraint at the write ("just booked by someone else").
+    const refusedByTheCheck = async (service: string, start: string) => {
+      const refusal = await rejectionOf(book(service, start));
+      expect(refusal.domainCode).toBe("SLOT_UNAVAILABLE");
+      expect(refusal.message).toContain("is not an available slot");
+    };
+    // A booking 10:00–10:30 keeps a 4-hour lead-in from starting before 14:30.
+    await book(plain, "2027-03-15T10:00:00Z");
+    await refusedByTheCheck(longBefore, "2027-03-15T14:00:00Z");
+    expect((await book(longBefore, "2027-03-15T14:30:00Z")).buffer_before_min).toBe(240);
+    // Its own 4-hour clean-up after 16:00–16:30 holds the provider until 20:30.
+    await book(longAfter, "2027-03-15T16:00:00Z");
+    await refusedByTheCheck(plain, "2027-03-15T20:00:00Z");
+    expect((await book(plain, "2027-03-15T20:30:00Z")).status).toBe("booked");
+    // A booking at 14:30 with a 4-hour lead-in occupies from 10:30: a clean-up of 4 hours after a
+    // 06:30 start runs into it, one after 06:00 does not.
+    await book(longBefore, "2027-03-16T14:30:00Z");
+    await refusedByTheCheck(longAfter, "2027-03-16T06:30:00Z");
+    expect((await book(longAfter, "2027-03-16T06:00:00Z")).status).toBe("booked");
+  });
+
   it("keep the buffers an appointment was booked with, and the database refuses overlapping occupied time", async () => {
     const c = await bookableClinic(t.db);
     const service = await addService(t.db, c.clinicId, { providerId: c.provider.id });

@@ -11,9 +11,10 @@ import { type ScheduleContext, readScheduleContext } from "../availability/index
 import { type RateLimit, rateLimited, rateWindow } from "../ratelimit/index.ts";
 import { type AppointmentView, appointmentOutput } from "./appointments.ts";
 
-const HOUR = 3_600_000;
 /** The longest buffer a service may have (minutes): how far around a start other bookings matter. */
 const MAX_BUFFER_MIN = 240;
+/** The longest a service may last (minutes). */
+const MAX_DURATION_MIN = 1440;
 
 /** What a write answers (clinic_book_appointment, clinic_reschedule_appointment). */
 const writeSchema = z.union([
@@ -80,8 +81,13 @@ export interface ReadRequest {
 
 /**
  * The read of a booking or a move: counts the caller's booking write, then reads what the check of
- * one start needs (the start's date; closures and bookings within a day around it, more than the
- * longest buffers). 429 past the limit; 404 for a missing appointment or service.
+ * one start needs: the start's date (hours, overrides, the day's load) and what occupies time the
+ * booking could touch. The per-start check (explainStart) looks at bookings, closures and resources
+ * only where they overlap the slot widened by buffers, and the slot's grid by the day's hours alone;
+ * a slot lasts at most a day and a buffer at most 4 h, and the read matches rows by their occupied
+ * ranges (their own buffers included), so [start − 4 h, start + a day + 4 h] holds every row that
+ * can matter — not the ±two days it read before, a cost that grew with how booked the clinic was.
+ * 429 past the limit; 404 for a missing appointment or service.
  */
 export async function readStartContext(db: Db, request: ReadRequest, now: Date): Promise<ScheduleContext> {
   const context = await readScheduleContext(db, {
@@ -89,8 +95,8 @@ export async function readStartContext(db: Db, request: ReadRequest, now: Date):
     timeZone: request.timeZone,
     fromDate: request.date,
     toDate: request.date,
-    from: new Date(request.start.getTime() - MAX_BUFFER_MIN * 60_000 - 24 * HOUR),
-    to: new Date(request.start.getTime() + MAX_BUFFER_MIN * 60_000 + 48 * HOUR),
+    from: new Date(request.start.getTime() - MAX_BUFFER_MIN * 60_000),
+    to: new Date(request.start.getTime() + (MAX_DURATION_MIN + MAX_BUFFER_MIN) * 60_000),
     serviceId: request.serviceId,
     providerId: request.providerId,
     appointmentId: request.appointmentId,
