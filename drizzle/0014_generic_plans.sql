@@ -177,3 +177,10 @@ END $$;
 -- never inlined it: every statement that called it parsed and planned the body again (some 35
 -- times a booking). STABLE is what it is, and a STABLE SQL function is inlined.
 ALTER FUNCTION clinic_iso_instant(timestamptz) STABLE;
+--> statement-breakpoint
+-- The same for a status_history entry (every booking and status change writes one) and a pending
+-- appointment's request time: IMMUTABLE with STABLE bodies (jsonb_build_object; a text-to-timestamptz
+-- cast), so never inlined either.
+ALTER FUNCTION clinic_status_entry(text, timestamptz, uuid, text) STABLE;
+--> statement-breakpoint
+ALTER FUNCTION clinic_requested_at(jsonb) STABLE;

@@ -1,7 +1,7 @@
 import { type AddressInfo, type Server, type Socket, connect, createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { eq } from "drizzle-orm";
-import { type DbHandle, clinics, openDatabase, outbox } from "@clinic/db";
+import { eq, sql } from "drizzle-orm";
+import { type DbHandle, clinics, hasCitus, openDatabase, outbox, rowsOf } from "@clinic/db";
 import { addService, addWebhook, bookableClinic, callerFor, createUser, pinnedNow } from "../testing/index.ts";
 
 // A booking's database work is at most three round trips (docs/performance.md#the-booking-path):
@@ -254,4 +254,22 @@ describe.skipIf(!databaseUrl)("round trips of the booking path (PostgreSQL)", ()
       await counter.close();
     }
   }, 60_000);
+  it("plans the hot paths' functions once per connection on PostgreSQL, never on Citus (docs/performance.md#planning-once)", async () => {
+    const hot = [
+      "clinic_schedule_context",
+      "clinic_book_appointment",
+      "clinic_reschedule_appointment",
+      "clinic_set_status",
+      "clinic_release_hold",
+      "clinic_expire_confirmation",
+      "clinic_book_series",
+    ];
+    const rows = rowsOf<{ name: string; generic: boolean }>(
+      await handle.db.execute(sql`
+        select p.proname as name, coalesce('plan_cache_mode=force_generic_plan' = any (p.proconfig), false) as generic
+        from pg_catalog.pg_proc p where p.proname in ${hot} order by p.proname collate "C"`),
+    );
+    const generic = !(await hasCitus(handle.db));
+    expect(rows).toEqual([...hot].sort().map((name) => ({ name, generic })));
+  });
 });

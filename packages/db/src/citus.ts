@@ -190,5 +190,17 @@ export async function distributeFunctions(db: Db): Promise<string[]> {
     }
     changed.push(f.signature);
   }
+  // A generic plan cannot be routed by Citus ("could not create distributed plan"): the hot paths'
+  // functions plan generically on PostgreSQL only (drizzle/0014_generic_plans.sql, which skips the
+  // setting on Citus). A database that became Citus after that migration still carries it: reset it.
+  const generic = rowsOf<{ signature: string }>(
+    await db.execute(sql`
+      select p.oid::regprocedure::text as signature from pg_catalog.pg_proc p
+      where left(p.proname, 7) = 'clinic_' and 'plan_cache_mode=force_generic_plan' = any (p.proconfig)`),
+  );
+  for (const { signature } of generic) {
+    await db.execute(sql.raw(`alter function ${signature} reset plan_cache_mode`));
+    changed.push(`${signature}: plan_cache_mode reset`);
+  }
   return changed;
 }

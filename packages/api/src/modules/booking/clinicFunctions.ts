@@ -11,9 +11,9 @@ import { type ScheduleContext, readScheduleContext } from "../availability/index
 import { type RateLimit, rateLimited, rateWindow } from "../ratelimit/index.ts";
 import { type AppointmentView, appointmentOutput } from "./appointments.ts";
 
-/** The longest buffer a service may have (minutes): how far around a start other bookings matter. */
+/** The longest buffer a service may have (minutes; services_buffers_range): how far around a start other bookings matter. */
 const MAX_BUFFER_MIN = 240;
-/** The longest a service may last (minutes). */
+/** The longest a service may last (minutes): the services_duration_range check and the API's limit. */
 const MAX_DURATION_MIN = 1440;
 
 /** What a write answers (clinic_book_appointment, clinic_reschedule_appointment). */

@@ -192,14 +192,24 @@ export class JobWorkers {
   private dispatchRound: Promise<unknown> = Promise.resolve();
   private readonly workerIds: string[] = [];
   private readonly repeating: { handle: NodeJS.Timeout | undefined; running: Promise<unknown> }[] = [];
+  /** Set once `stop()` has returned: the caller may close the database next. */
+  private stopped = false;
 
   constructor(
     database: Database,
     private readonly options: { pollingIntervalSeconds?: number; onError?: (error: Error) => void } = {},
   ) {
     // Supervised: pg-boss's maintenance (expiring stuck jobs, archiving) runs in one process at a time.
+    // After stop() pg-boss may still send a statement: a worker whose fetch was under way when the
+    // stop began runs its jobs, and pg-boss completes or fails a batch without waiting for it (an
+    // unhandled rejection once the caller has closed the pool; CI saw it). Those statements are
+    // dropped: a job whose completion is lost runs again after it expires, as after a crash, and
+    // every handler re-reads its row first.
+    const db = adapter(database.db, database);
     this.boss = new PgBoss({
-      db: adapter(database.db, database),
+      db: {
+        executeSql: (text, values) => (this.stopped ? Promise.resolve({ rows: [] }) : db.executeSql(text, values)),
+      },
       schema,
       supervise: true,
       schedule: false,
@@ -300,7 +310,7 @@ export class JobWorkers {
       this.dispatching = undefined;
       await this.dispatchRound;
     }
-    if (!this.started) return;
-    await this.boss.stop({ graceful: true, wait: true, close: false, timeout: timeoutMs });
+    if (this.started) await this.boss.stop({ graceful: true, wait: true, close: false, timeout: timeoutMs });
+    this.stopped = true;
   }
 }
