@@ -215,6 +215,19 @@ export function preparedStatement<T>(
   statements.set(name, { text, call });
   return call;
 }
+
+/**
+ * One call of a clinic's database function, `select fn(clinic_id, p)` — a prepared statement (one
+ * round trip) whose bare form Citus delegates to the clinic's node — answered as its JSON. `fn` is a
+ * function's name written in the code, never input.
+ */
+export async function callClinicJsonFunction(db: Db, fn: string, clinicId: string, p: object): Promise<unknown> {
+  const call = preparedStatement<{ answer: unknown }>(db, fn, `select ${fn}($1::uuid, $2::jsonb) as answer`, 2);
+  const [row] = await call(clinicId, JSON.stringify(p));
+  const answer = row?.answer;
+  return typeof answer === "string" ? (JSON.parse(answer) as unknown) : answer;
+}
+
 const preparedStatements = new WeakMap<
   Db,
   Map<string, { text: string; call: (...values: unknown[]) => Promise<unknown[]> }>

@@ -2,7 +2,7 @@
 // (clinic_schedule_context, drizzle/0008_hot_paths.sql; docs/performance.md): a booking's check of
 // one start, a move's (with the appointment), and an availability answer's range.
 import { z } from "zod";
-import { type Db, memberStatuses, preparedStatement } from "@clinic/db";
+import { type Db, callClinicJsonFunction, memberStatuses } from "@clinic/db";
 import { notFound } from "../../errors.ts";
 import { type LoadedSchedule, buildSchedule } from "./schedule.ts";
 import type { Candidate, ServiceInfo } from "./service.ts";
@@ -187,16 +187,7 @@ export async function readScheduleContext(
     now: request.now?.toISOString() ?? null,
   };
   // Prepared: one round trip a call (docs/performance.md#prepared-statements).
-  const read = preparedStatement<{ answer: unknown }>(
-    db,
-    "clinic_schedule_context",
-    "select clinic_schedule_context($1::uuid, $2::jsonb) as answer",
-    2,
-  );
-  const [row] = await read(request.clinicId, JSON.stringify(p));
-  const answer = answerSchema.parse(
-    typeof row?.answer === "string" ? (JSON.parse(row.answer) as unknown) : row?.answer,
-  );
+  const answer = answerSchema.parse(await callClinicJsonFunction(db, "clinic_schedule_context", request.clinicId, p));
   if ("rate_limited" in answer) return "rate limited";
   if (!("service" in answer)) throw notFound("appointment");
   if (answer.service === null) throw notFound("service");

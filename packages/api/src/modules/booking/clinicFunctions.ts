@@ -2,7 +2,7 @@
 // the read of what the check of one start needs (availability's readScheduleContext), and the writes. Each is one statement, so its own
 // transaction, and on Citus a call delegated to the clinic's node.
 import { z } from "zod";
-import { type Db, preparedStatement } from "@clinic/db";
+import { type Db, callClinicJsonFunction } from "@clinic/db";
 import { explainStart, freeResourcesAt } from "../../domain/slots.ts";
 import { addDays, wallClockToInstant } from "../../domain/timezone.ts";
 import { domainCodes } from "../../errorCodes.ts";
@@ -39,12 +39,7 @@ export async function callClinicFunction(
   clinicId: string,
   p: Record<string, unknown>,
 ): Promise<unknown> {
-  // Prepared: one round trip a call (docs/performance.md#prepared-statements). The bare `select
-  // fn(…)` is what Citus delegates to the clinic's node.
-  const call = preparedStatement<{ answer: unknown }>(db, fn, `select ${fn}($1::uuid, $2::jsonb) as answer`, 2);
-  const [row] = await call(clinicId, JSON.stringify(p));
-  const answer = row?.answer;
-  return typeof answer === "string" ? (JSON.parse(answer) as unknown) : answer;
+  return callClinicJsonFunction(db, fn, clinicId, p);
 }
 
 /** An appointment as the database functions write it (clinic_appointment_json): instants as ISO text. */
