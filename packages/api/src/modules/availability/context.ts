@@ -43,15 +43,21 @@ const answerSchema = z.union([
       capacity: z.number(),
       required_resource_kinds: z.array(z.string()),
     }),
-    candidates: z.array(z.object({ user_id: z.string(), full_name: z.string(), status: z.enum(memberStatuses) })),
-    hours: z.array(
-      z.object({
-        provider_id: z.string().nullable(),
-        weekday: z.number(),
-        opens_min: z.number(),
-        closes_min: z.number(),
-      }),
-    ),
+    /** True when the candidates and hours are the ones the request said it knows (then null). */
+    known: z.boolean(),
+    candidates: z
+      .array(z.object({ user_id: z.string(), full_name: z.string(), status: z.enum(memberStatuses) }))
+      .nullable(),
+    hours: z
+      .array(
+        z.object({
+          provider_id: z.string().nullable(),
+          weekday: z.number(),
+          opens_min: z.number(),
+          closes_min: z.number(),
+        }),
+      )
+      .nullable(),
     overrides: z.array(
       z.object({
         provider_id: z.string().nullable(),
@@ -113,6 +119,37 @@ const answerSchema = z.union([
   }),
 ]);
 
+type Answer = z.infer<typeof answerSchema>;
+type FullAnswer = Extract<Answer, { candidates: unknown }>;
+
+/**
+ * What a service's read answered that depends only on the service, the clinic's members and their
+ * weekly hours, with the schedule versions and candidate list it was read at: sent back as
+ * `p.known`, the read leaves it out while both are still the clinic's (every change of a member,
+ * an hour or a service bumps a schedule version). Per process, keyed by clinic, service and
+ * named provider; the database decides whether an entry still holds, so a stale one costs a full
+ * answer, never a wrong one.
+ */
+interface KnownStatic {
+  schedule: Record<string, number>;
+  candidateIds: string[];
+  candidates: NonNullable<FullAnswer["candidates"]>;
+  hours: NonNullable<FullAnswer["hours"]>;
+}
+
+const knownStatic = new Map<string, KnownStatic>();
+/** Enough for every service of a few thousand clinics; the oldest entry goes first. */
+const knownStaticLimit = 20_000;
+
+function rememberStatic(key: string, entry: KnownStatic): void {
+  knownStatic.delete(key);
+  knownStatic.set(key, entry);
+  if (knownStatic.size > knownStaticLimit) {
+    const oldest = knownStatic.keys().next();
+    if (oldest.done !== true) knownStatic.delete(oldest.value);
+  }
+}
+
 /** The appointment a move starts from, as the read saw it. */
 export interface CurrentAppointment {
   serviceId: string;
@@ -173,7 +210,14 @@ export async function readScheduleContext(
   db: Db,
   request: ScheduleContextRequest,
 ): Promise<ScheduleContext | "rate limited"> {
+  // A move learns its service from the read: it sends nothing known.
+  const staticKey =
+    request.serviceId !== undefined && request.appointmentId === undefined
+      ? `${request.clinicId}|${request.serviceId}|${request.providerId ?? ""}`
+      : undefined;
+  const known = staticKey === undefined ? undefined : knownStatic.get(staticKey);
   const p = {
+    known: known ? { schedule: known.schedule, candidates: known.candidateIds } : null,
     rate: request.rate ?? null,
     service_id: request.serviceId ?? null,
     provider_id: request.providerId ?? null,
@@ -219,13 +263,25 @@ export async function readScheduleContext(
         revision: a.revision,
       }
     : null;
-  const candidates = answer.candidates.map((c) => ({ userId: c.user_id, fullName: c.full_name, status: c.status }));
+  let rows: Pick<KnownStatic, "candidates" | "hours">;
+  if (answer.known && known) rows = known;
+  else if (answer.candidates !== null && answer.hours !== null) {
+    rows = { candidates: answer.candidates, hours: answer.hours };
+    if (staticKey !== undefined)
+      rememberStatic(staticKey, {
+        schedule: answer.schedule,
+        candidateIds: answer.candidates.map((c) => c.user_id),
+        candidates: answer.candidates,
+        hours: answer.hours,
+      });
+  } else throw new Error("the schedule read left out candidates and hours this request does not know");
+  const candidates = rows.candidates.map((c) => ({ userId: c.user_id, fullName: c.full_name, status: c.status }));
   const schedule = buildSchedule(
     { clinicId: request.clinicId, timeZone: request.timeZone, fromDate: request.fromDate, toDate: request.toDate },
     service,
     candidates,
     {
-      hours: answer.hours.map((h) => ({
+      hours: rows.hours.map((h) => ({
         providerId: h.provider_id,
         weekday: h.weekday,
         opensMin: h.opens_min,

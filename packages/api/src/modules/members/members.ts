@@ -209,6 +209,10 @@ export async function updateMember(db: Db, clinicId: string, userId: string, pat
     if (becomesProvider || stopsBeingProvider) {
       await invalidateAvailability(tx, clinicId, [clinicId, userId]);
       await refreshSharedProvider(tx, userId);
+    } else if (current.isProvider && patch.full_name !== undefined) {
+      // A provider's name ranks the any-provider candidates, and a booking's read keeps it with
+      // the provider's schedule version (modules/availability/context.ts).
+      await invalidateAvailability(tx, clinicId, [userId]);
     }
     return getMember(tx, clinicId, userId);
   });
