@@ -198,6 +198,11 @@ export interface ScheduleContextRequest {
   day?: { start: Date; end: Date } | undefined;
   /** What occupies time is judged at this instant (a hold ends; CONTRACT §13); default: the database's clock. */
   now?: Date | undefined;
+  /**
+   * The check of this one start: of what occupies time (bookings, closures, resources, other
+   * clinics) only what overlaps the slot's occupied time, its service's buffers included, is read.
+   */
+  slotStart?: Date | undefined;
   /** A rate-limit window to count first (its JSON as the database takes it); past it the read answers `"rate limited"`. */
   rate?: Record<string, unknown> | null | undefined;
 }
@@ -229,6 +234,7 @@ export async function readScheduleContext(
     day_start: request.day?.start.toISOString() ?? null,
     day_end: request.day?.end.toISOString() ?? null,
     now: request.now?.toISOString() ?? null,
+    slot_start: request.slotStart?.toISOString() ?? null,
   };
   // Prepared: one round trip a call (docs/performance.md#prepared-statements).
   const answer = answerSchema.parse(await callClinicJsonFunction(db, "clinic_schedule_context", request.clinicId, p));

@@ -82,6 +82,7 @@ export interface ReadRequest {
  * a slot lasts at most a day and a buffer at most 4 h, and the read matches rows by their occupied
  * ranges (their own buffers included), so [start − 4 h, start + a day + 4 h] holds every row that
  * can matter — not the ±two days it read before, a cost that grew with how booked the clinic was.
+ * Once it has the service, the read narrows that to the slot's own occupied time (slotStart).
  * 429 past the limit; 404 for a missing appointment or service.
  */
 export async function readStartContext(db: Db, request: ReadRequest, now: Date): Promise<ScheduleContext> {
@@ -92,6 +93,7 @@ export async function readStartContext(db: Db, request: ReadRequest, now: Date):
     toDate: request.date,
     from: new Date(request.start.getTime() - MAX_BUFFER_MIN * 60_000),
     to: new Date(request.start.getTime() + (MAX_DURATION_MIN + MAX_BUFFER_MIN) * 60_000),
+    slotStart: request.start,
     serviceId: request.serviceId,
     providerId: request.providerId,
     appointmentId: request.appointmentId,
