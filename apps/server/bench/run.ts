@@ -5,6 +5,8 @@
 //   --seconds N      each HTTP row measures N s (default 30), after a short warm-up
 //   --connections N  concurrent connections of each row, and pgbench's clients (default 20)
 //   --workers N      the server's processes (WORKERS); default 1 and then 2; "1,2" for a list
+//   --pool N         PostgreSQL connections of each server process (DATABASE_POOL_MAX); default: the
+//                    server's own default (10). Printed with the rows' settings.
 //   --db URL         the database (DATABASE_URL, else the local server's `postgres` database);
 //                    once per database to compare several side by side, e.g. plain PostgreSQL and Citus
 //   --no-engine      skip the slot-engine benchmark
@@ -68,6 +70,8 @@ interface Options {
   warmupSeconds: number;
   connections: number;
   workerCounts: number[];
+  /** DATABASE_POOL_MAX of the server processes (undefined: the server's default). */
+  poolMax: number | undefined;
   urls: string[];
   engine: boolean;
   /** The rows to run (all by default). */
@@ -97,6 +101,7 @@ function parseOptions(argv: string[]): Options {
     warmupSeconds: Math.min(5, Math.max(1, Math.round(seconds / 10))),
     connections: number("connections", 20),
     workerCounts,
+    poolMax: values("pool").length > 0 ? number("pool", 10) : undefined,
     urls: urls.length > 0 ? urls : [benchDatabaseUrl()],
     engine: !argv.includes("--no-engine"),
     rows: new Set(rowsOption(values("rows").at(-1), argv.includes("--shared"))),
@@ -342,7 +347,7 @@ async function httpBench(databaseUrl: string, sink: Sink): Promise<DatabaseResul
         console.log(
           `\n  WORKERS=${String(workers)}: the compiled server, autocannon in its own process, ${String(connections)} connections, ${String(seconds)} s a row`,
         );
-        const server = await startServer(databaseUrl, workers);
+        const server = await startServer(databaseUrl, workers, options.poolMax);
         const received = sink.received();
         const planned = (await deliveries(database, worlds)).planned;
         try {
@@ -745,7 +750,7 @@ async function main() {
   const ratios = ratioTable(results);
   const raw = rawTable(results);
   const world = `${String(shape.clinics)} clinics (${zones.join(", ")}) × ${String(shape.providersPerClinic)} providers, ${String(shape.providersPerClinic + shape.anyServicesPerClinic)} services each (${String(shape.anyServicesPerClinic)} any-provider), ${String(shape.users)} booking agents and staff with tokens of their own, webhooks in ${String(shape.webhookClinics)} clinics to a local sink, one clinic of ${String(shape.largeClinicProviders)} providers${options.rows.has("shared") ? `; for the shared row a second such world, clinic c's providers also approved providers (same hours) of clinic (c + 1) mod ${String(shape.clinics)}` : ""}`;
-  const setting = `${String(connections)} connections, ${String(seconds)} s a row after a ${String(options.warmupSeconds)} s warm-up (the cache-hit row: every key first), WORKERS=${options.workerCounts.join(" and ")}`;
+  const setting = `${String(connections)} connections, ${String(seconds)} s a row after a ${String(options.warmupSeconds)} s warm-up (the cache-hit row: every key first), WORKERS=${options.workerCounts.join(" and ")}, ${options.poolMax === undefined ? "the default pool (DATABASE_POOL_MAX 10)" : `DATABASE_POOL_MAX=${String(options.poolMax)}`} per server process`;
   const machineLine = `${String(host.nproc)} cores (nproc), ${host.cpu}, ${String(host.memoryGiB)} GiB memory, Node ${host.node}, PostgreSQL ${host.postgres.join(" / ")}`;
   const loadLine = `load average (1, 5, 15 min) ${loadAtStart} at the start, ${loadAtEnd} at the end`;
 

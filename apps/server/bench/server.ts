@@ -48,7 +48,7 @@ export interface BenchServer {
 }
 
 /** The compiled server with `workers` processes on `databaseUrl`; resolves once it listens. */
-export async function startServer(databaseUrl: string, workers: number): Promise<BenchServer> {
+export async function startServer(databaseUrl: string, workers: number, poolMax?: number): Promise<BenchServer> {
   const port = await freePort();
   // BENCH_CPU_PROF_DIR: each server process writes a V8 CPU profile there when it stops (where the time goes).
   const profile = process.env.BENCH_CPU_PROF_DIR
@@ -66,6 +66,7 @@ export async function startServer(databaseUrl: string, workers: number): Promise
         PATH: process.env.PATH,
         DATABASE_URL: databaseUrl,
         WORKERS: String(workers),
+        ...(poolMax === undefined ? {} : { DATABASE_POOL_MAX: String(poolMax) }),
         PORT: String(port),
         HOST: "127.0.0.1",
         JWT_SECRET: benchSecret,

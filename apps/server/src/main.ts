@@ -106,7 +106,11 @@ async function webOptions(config: Config, database: DbHandle, secret: string | u
 /** A cluster worker (WORKERS > 1): serves on the port the primary shares. */
 async function startWorker(config: Config): Promise<void> {
   const secret = await resolveJwtSecret(config);
-  const database = await openDatabase({ url: config.databaseUrl, pgliteDir: config.pgliteDir });
+  const database = await openDatabase({
+    url: config.databaseUrl,
+    pgliteDir: config.pgliteDir,
+    poolMax: config.databasePoolMax,
+  });
   await serve(config, database, secret);
   // The primary is gone (killed without passing SIGTERM on): no connection can reach this process
   // any more, so it stops too instead of living on as an orphan.
@@ -126,7 +130,11 @@ async function start(config: Config): Promise<void> {
   }
   const target = config.databaseUrl ? "PostgreSQL (DATABASE_URL)" : `embedded PGlite in ${config.pgliteDir}`;
   console.log(`Opening ${target} ...`);
-  const database = await openDatabase({ url: config.databaseUrl, pgliteDir: config.pgliteDir });
+  const database = await openDatabase({
+    url: config.databaseUrl,
+    pgliteDir: config.pgliteDir,
+    poolMax: config.databasePoolMax,
+  });
   const demo = await prepare(config, database);
 
   let port = config.port;

@@ -90,6 +90,7 @@ const envSchema = z.object({
   ),
   JOB_POLL_INTERVAL_MS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(500).max(60_000).default(1000)),
   WORKERS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(64).optional()),
+  DATABASE_POOL_MAX: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(200).default(10)),
   METRICS_TOKEN: z.preprocess(
     emptyToUndefined,
     z.string().min(16, "METRICS_TOKEN must be at least 16 characters").optional(),
@@ -115,6 +116,8 @@ export interface Config {
   port: number;
   host: string;
   databaseUrl: string | undefined;
+  /** PostgreSQL connections of each server process (docs/operations.md#workers). */
+  databasePoolMax: number;
   pgliteDir: string;
   jwt: {
     secret: string | undefined;
@@ -184,6 +187,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     port: e.PORT,
     host: e.HOST,
     databaseUrl: e.DATABASE_URL,
+    databasePoolMax: e.DATABASE_POOL_MAX,
     pgliteDir: e.PGLITE_DIR,
     jwt: {
       secret: e.JWT_SECRET,

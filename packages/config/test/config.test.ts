@@ -19,6 +19,13 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ METRICS_TOKEN: "short" })).toThrow(/METRICS_TOKEN/);
   });
 
+  it("sizes each process's PostgreSQL pool by DATABASE_POOL_MAX (default 10)", () => {
+    expect(loadConfig({}).databasePoolMax).toBe(10);
+    expect(loadConfig({ DATABASE_POOL_MAX: "4" }).databasePoolMax).toBe(4);
+    expect(() => loadConfig({ DATABASE_POOL_MAX: "0" })).toThrow(/DATABASE_POOL_MAX/);
+    expect(() => loadConfig({ DATABASE_POOL_MAX: "four" })).toThrow(/DATABASE_POOL_MAX/);
+  });
+
   it("reads the mail settings and the guest limit (docs/messages.md)", () => {
     expect(loadConfig({})).toMatchObject({
       guestRateLimit: 10,
