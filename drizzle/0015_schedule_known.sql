@@ -6,7 +6,11 @@
 -- versions and candidate list they were read at, and sends those as p.known; when both are still
 -- the clinic's, the read answers "known": true and leaves them out. For the clinic of 50 providers
 -- that was most of an availability miss's read (255 weekly hours and 50 members as JSON).
--- The versions are read once for both counters (two scans before).
+-- The versions are read once for both counters (two scans before), and first: each statement of
+-- the function takes its own snapshot, and the versions were read after the service, the
+-- candidates, the resources and other clinics' busy time, so a change committing in between could
+-- pair old rows with new versions (a cached answer kept stale until the next change). Read first,
+-- the rows that follow are as new as the versions or newer, which costs at most a miss or a re-read.
 --
 -- And the check of one start (p.slot_start) reads what occupies time only where the slot would
 -- occupy it: not the whole [start − 4 h, start + a day + 4 h], in which a busy day of ten providers
@@ -34,6 +38,7 @@ DECLARE
   v_schedule jsonb;
   v_versions json;
   v_known boolean;
+  v_all jsonb;
 BEGIN
   IF jsonb_typeof(p->'rate') = 'object' THEN
     -- The count is the only thing this statement writes, and a crash may lose the last few of it:
@@ -53,6 +58,14 @@ BEGIN
       RETURN json_build_object('rate_limited', true);
     END IF;
   END IF;
+  -- The versions first: every statement of this (volatile) function sees what has committed when it
+  -- starts, so what is read after the versions is as new as they are or newer, never older. Stale
+  -- data kept under new versions would be served until the next change; newer data under old
+  -- versions only costs a miss, and the write's re-check of the schedule versions sends a booking
+  -- back to read again (docs/performance.md#the-booking-path). All scopes of the clinic: which
+  -- ones the answer depends on is known only from what is read next.
+  SELECT coalesce(jsonb_object_agg(v.scope_id, jsonb_build_array(v.schedule_version, v.version)), '{}'::jsonb) INTO v_all
+  FROM availability_versions v WHERE v.clinic_id = p_clinic_id;
   -- A move: the appointment as it is now, whose service it keeps.
   IF v_exclude IS NOT NULL THEN
     SELECT jsonb_build_object('service_id', a.service_id, 'provider_id', a.provider_id, 'starts_at', clinic_iso_instant(a.starts_at),
@@ -120,11 +133,11 @@ BEGIN
     WHERE b.user_id = ANY (v_shared) AND b.clinic_id <> p_clinic_id AND b.occupied_start < v_to AND b.occupied_end > v_from
       AND (b.held_until IS NULL OR b.held_until > v_now);
   END IF;
-  -- The versions of the scopes the answer depends on, both counters in one pass.
-  SELECT coalesce(jsonb_object_agg(v.scope_id, v.schedule_version), '{}'::jsonb), coalesce(json_object_agg(v.scope_id, v.version), '{}'::json)
+  -- The versions (read first, above) of the scopes the answer depends on.
+  SELECT coalesce(jsonb_object_agg(s.k, v_all->s.k->0), '{}'::jsonb), coalesce(json_object_agg(s.k, v_all->s.k->1), '{}'::json)
     INTO v_schedule, v_versions
-  FROM availability_versions v
-  WHERE v.clinic_id = p_clinic_id AND (v.scope_id = p_clinic_id OR v.scope_id = ANY (v_candidates) OR v.scope_id = ANY (v_kind_scopes));
+  FROM (SELECT DISTINCT x::text AS k FROM unnest(ARRAY[p_clinic_id] || v_candidates || v_kind_scopes) AS x) s
+  WHERE v_all ? s.k;
   -- The caller already holds the candidates and weekly hours of these very candidates at these very
   -- schedule versions (every change of a service, a member or an hour bumps one of them): they are
   -- not built again (docs/performance.md#the-booking-path).

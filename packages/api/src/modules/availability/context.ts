@@ -1,6 +1,8 @@
-// One read of everything a check or an answer needs, in one statement and so one snapshot
-// (clinic_schedule_context, drizzle/0008_hot_paths.sql; docs/performance.md): a booking's check of
-// one start, a move's (with the appointment), and an availability answer's range.
+// One read of everything a check or an answer needs, in one statement (clinic_schedule_context,
+// drizzle/0015_schedule_known.sql; docs/performance.md): a booking's check of one start, a move's
+// (with the appointment), and an availability answer's range. Its statements each see what has
+// committed when they start, so it reads the versions first: what it reads after them is as new
+// or newer, never older than the versions the answer is kept and checked under.
 import { z } from "zod";
 import { type Db, callClinicJsonFunction, memberStatuses } from "@clinic/db";
 import { notFound } from "../../errors.ts";
@@ -194,6 +196,8 @@ export interface ScheduleContextRequest {
   providerId?: string | undefined;
   /** A move: the appointment, which the schedule leaves out. */
   appointmentId?: string | undefined;
+  /** What the 404 calls a missing appointment (default "appointment"; a hold being booked: "hold"). */
+  appointmentNoun?: string | undefined;
   /** The day whose bookings rank the any-provider candidates. */
   day?: { start: Date; end: Date } | undefined;
   /** What occupies time is judged at this instant (a hold ends; CONTRACT §13); default: the database's clock. */
@@ -239,7 +243,7 @@ export async function readScheduleContext(
   // Prepared: one round trip a call (docs/performance.md#prepared-statements).
   const answer = answerSchema.parse(await callClinicJsonFunction(db, "clinic_schedule_context", request.clinicId, p));
   if ("rate_limited" in answer) return "rate limited";
-  if (!("service" in answer)) throw notFound("appointment");
+  if (!("service" in answer)) throw notFound(request.appointmentNoun ?? "appointment");
   if (answer.service === null) throw notFound("service");
   const s = answer.service;
   const service: ServiceInfo = {
