@@ -315,6 +315,17 @@ describe("holds (T2–T4)", () => {
     });
     expect(booked.status).toBe("booked");
     expect(await codeOf(d.asStaff.appointments.get({ clinic_id: d.clinicId, id: hold.id }))).toBe("NOT_FOUND");
+    // The holder trying again: the hold is gone, the same 404 as when the write finds it gone.
+    const gone = await rejectionOf(
+      later.appointments.book({
+        clinic_id: d.clinicId,
+        service_id: d.service,
+        start,
+        hold_id: hold.id,
+        patient: { name: "Late" },
+      }),
+    );
+    expect([gone.domainCode, gone.message]).toEqual(["NOT_FOUND", "hold not found"]);
   });
 
   it("are the caller's: another's hold cannot be booked or released (404), the body must match it (400), at most 3", async () => {

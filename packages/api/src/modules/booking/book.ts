@@ -195,7 +195,9 @@ async function bookHold(
     const date = localDateOf(request.start.getTime(), request.timeZone);
     ({ appointment: hold } = await readStartContext(
       db,
-      { ...request, serviceId: undefined, appointmentId: holdId, date },
+      // A hold gone before the read (released, or removed when its time was booked after it
+      // expired) is the same 404 as one the write finds gone: "hold not found".
+      { ...request, serviceId: undefined, appointmentId: holdId, appointmentNoun: "hold", date },
       now,
     ));
     if (hold?.status !== "held" || hold.bookedByUserId !== request.userId) throw notFound("hold");

@@ -70,6 +70,8 @@ export interface ReadRequest {
   providerId?: string | undefined;
   /** A move: the appointment, which its check leaves out. */
   appointmentId?: string | undefined;
+  /** What the 404 calls a missing appointment (default "appointment"). */
+  appointmentNoun?: string | undefined;
   /** Counted by the read (absent: not counted). */
   rateLimit?: RateLimit | undefined;
 }
@@ -97,6 +99,7 @@ export async function readStartContext(db: Db, request: ReadRequest, now: Date):
     serviceId: request.serviceId,
     providerId: request.providerId,
     appointmentId: request.appointmentId,
+    appointmentNoun: request.appointmentNoun,
     day: {
       start: new Date(wallClockToInstant(request.date, 0, request.timeZone)),
       end: new Date(wallClockToInstant(addDays(request.date, 1), 0, request.timeZone)),
