@@ -294,15 +294,15 @@ describe("holds (T2–T4)", () => {
     expect(await starts(holder)).not.toContain(start.toISOString());
     expect(await starts(later)).toContain(start.toISOString());
     // The holder comes back too late.
-    const expired = await rejectionOf(
+    const bookTheHold = () =>
       later.appointments.book({
         clinic_id: d.clinicId,
         service_id: d.service,
         start,
         hold_id: hold.id,
         patient: { name: "Late" },
-      }),
-    );
+      });
+    const expired = await rejectionOf(bookTheHold());
     expect(expired.domainCode).toBe("HOLD_EXPIRED");
     expect(expired.extra?.["held_until"]).toBe(hold.held_until?.toISOString());
     // Someone else books the time: the expired hold gives way.
@@ -316,15 +316,7 @@ describe("holds (T2–T4)", () => {
     expect(booked.status).toBe("booked");
     expect(await codeOf(d.asStaff.appointments.get({ clinic_id: d.clinicId, id: hold.id }))).toBe("NOT_FOUND");
     // The holder trying again: the hold is gone, the same 404 as when the write finds it gone.
-    const gone = await rejectionOf(
-      later.appointments.book({
-        clinic_id: d.clinicId,
-        service_id: d.service,
-        start,
-        hold_id: hold.id,
-        patient: { name: "Late" },
-      }),
-    );
+    const gone = await rejectionOf(bookTheHold());
     expect([gone.domainCode, gone.message]).toEqual(["NOT_FOUND", "hold not found"]);
   });
 
