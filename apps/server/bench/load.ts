@@ -32,6 +32,8 @@ interface Common {
   connections: number;
   /** The server's process group (its processes' CPU time is read around the measured run), when known. */
   serverGroup?: number | undefined;
+  /** The local PostgreSQL's postmaster (its and its backends' CPU time is read around the measured run), when known. */
+  databaseParent?: number | undefined;
 }
 
 export type LoadSpec = Common &
@@ -73,10 +75,12 @@ export interface LoadResult {
    * system, from /proc): what a row costs the server, whatever else the shared machine runs.
    */
   serverCpuMsPerRequest?: number;
+  /** The same for the local PostgreSQL: the postmaster and every process it started (backends included). */
+  databaseCpuMsPerRequest?: number;
 }
 
-/** CPU ms (user + system) of every process of a process group so far, from /proc; undefined without /proc. */
-function groupCpuMs(group: number): number | undefined {
+/** CPU ms (user + system) so far of every process that `matches` (its pid, parent and process group), from /proc; undefined without /proc. */
+function cpuMs(matches: (pid: number, parent: number, group: number) => boolean): number | undefined {
   let ticks = 0;
   let entries: string[];
   try {
@@ -93,12 +97,30 @@ function groupCpuMs(group: number): number | undefined {
     }
     // Fields after the command (which may hold spaces) in parentheses: state is field 3.
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    if (Number(fields[2]) !== group) continue; // field 5: the process group
+    // Fields 4 and 5: the parent and the process group.
+    if (!matches(Number(pid), Number(fields[1]), Number(fields[2]))) continue;
     ticks += Number(fields[11]) + Number(fields[12]); // fields 14, 15: utime, stime
   }
   // Clock ticks of 10 ms (USER_HZ is 100 on Linux).
   return ticks * 10;
 }
+
+/** CPU ms of the server's processes and of the local PostgreSQL's, so far. */
+function cpuNow(spec: Common): { server?: number | undefined; database?: number | undefined } {
+  const { serverGroup, databaseParent } = spec;
+  return {
+    server: serverGroup === undefined ? undefined : cpuMs((_pid, _parent, group) => group === serverGroup),
+    database:
+      databaseParent === undefined
+        ? undefined
+        : cpuMs((pid, parent) => pid === databaseParent || parent === databaseParent),
+  };
+}
+
+const perRequest = (before: number | undefined, after: number | undefined, requests: number) =>
+  before !== undefined && after !== undefined && requests > 0
+    ? Number(((after - before) / requests).toFixed(3))
+    : undefined;
 
 const at = <T>(list: readonly T[], i: number): T => {
   const value = list[i];
@@ -307,9 +329,11 @@ async function main(): Promise<void> {
   const run = (warm: boolean, length: { amount: number } | { duration: number }) =>
     autocannon({ url: spec.base, connections: spec.connections, headers: json, requests: requests(warm), ...length });
   if ("amount" in warmup ? warmup.amount > 0 : warmup.duration > 0) await run(true, warmup);
-  const cpuBefore = spec.serverGroup === undefined ? undefined : groupCpuMs(spec.serverGroup);
+  const cpuBefore = cpuNow(spec);
   const result = await run(false, { duration: spec.seconds });
-  const cpuAfter = spec.serverGroup === undefined ? undefined : groupCpuMs(spec.serverGroup);
+  const cpuAfter = cpuNow(spec);
+  const serverCpu = perRequest(cpuBefore.server, cpuAfter.server, result.requests.total);
+  const databaseCpu = perRequest(cpuBefore.database, cpuAfter.database, result.requests.total);
   const statuses: Record<string, number> = {};
   for (const [code, stat] of Object.entries(result.statusCodeStats ?? {})) statuses[code] = stat.count ?? 0;
   const failed = Object.entries(statuses).reduce(
@@ -326,9 +350,8 @@ async function main(): Promise<void> {
     errors: result.errors,
     timeouts: result.timeouts,
     ...report(),
-    ...(cpuBefore !== undefined && cpuAfter !== undefined && result.requests.total > 0
-      ? { serverCpuMsPerRequest: Number(((cpuAfter - cpuBefore) / result.requests.total).toFixed(3)) }
-      : {}),
+    ...(serverCpu === undefined ? {} : { serverCpuMsPerRequest: serverCpu }),
+    ...(databaseCpu === undefined ? {} : { databaseCpuMsPerRequest: databaseCpu }),
   };
   process.stdout.write(`${JSON.stringify(out)}\n`);
 }

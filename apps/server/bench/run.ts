@@ -216,8 +216,13 @@ function runEngineBench(): EngineRow[] {
 }
 
 /** One row of load from a process of its own, with progress and its warnings. */
-async function runRow(id: RowId, workers: number, spec: LoadSpec): Promise<HttpRow> {
+async function runRow(database: DbHandle, id: RowId, workers: number, spec: LoadSpec): Promise<HttpRow> {
   const name = rowNames[id];
+  // As pgbench vacuums its tables before it measures: every row starts from a vacuumed, analyzed
+  // database, not from the dead rows the rows before it left (a server whose autovacuum is off, as
+  // on the CI machine, would otherwise measure every row on more of them than the last:
+  // docs/performance.md#benchmark).
+  await database.db.execute(sql`vacuum (analyze)`);
   const warm =
     spec.kind === "availability-hit"
       ? `every key ${String(spec.warmupPasses)} times`
@@ -237,7 +242,7 @@ async function runRow(id: RowId, workers: number, spec: LoadSpec): Promise<HttpR
     ? `; cache ${String(row.cache.hits)} hits, ${String(row.cache.misses)} misses (warm-up included)`
     : "";
   console.log(
-    `    ${String(row.reqPerSec)} req/s, p50 ${String(row.p50ms)} ms, p99 ${String(row.p99ms)} ms, non-2xx ${String(row.non2xx)}, load ${String(row.load1)}, server CPU ${String(row.serverCpuMsPerRequest ?? "n/a")} ms/req${cache}`,
+    `    ${String(row.reqPerSec)} req/s, p50 ${String(row.p50ms)} ms, p99 ${String(row.p99ms)} ms, non-2xx ${String(row.non2xx)}, load ${String(row.load1)}, server CPU ${String(row.serverCpuMsPerRequest ?? "n/a")} ms/req, database CPU ${String(row.databaseCpuMsPerRequest ?? "n/a")} ms/req${cache}`,
   );
   const where = `WORKERS=${String(workers)}, ${name}`;
   if (row.cache && spec.kind === "availability-hit" && row.cache.misses > spec.keys.length) {
@@ -310,6 +315,7 @@ async function httpBench(databaseUrl: string, sink: Sink): Promise<DatabaseResul
       rowsOf<{ server_version: string }>(await database.db.execute(sql`show server_version`))[0]?.server_version ??
       "unknown";
     console.log(`\n${shown} (PostgreSQL ${postgres})`);
+    const databaseParent = await localPostmaster(database);
     const world = await seedWorld(database, { ...shape, webhookUrl: sink.url }, (line) => {
       console.log(`  ${line}`);
     });
@@ -352,7 +358,7 @@ async function httpBench(databaseUrl: string, sink: Sink): Promise<DatabaseResul
         const planned = (await deliveries(database, worlds)).planned;
         try {
           const { base } = server;
-          const common = { ...settings, serverGroup: server.pid };
+          const common = { ...settings, serverGroup: server.pid, databaseParent };
           // Week `reserved` holds the probe and the hot slot; the booking rows take the weeks after it.
           const reserved = addDays(bookingsMonday, week++ * 7);
           const probe = await book(
@@ -372,12 +378,12 @@ async function httpBench(databaseUrl: string, sink: Sink): Promise<DatabaseResul
           // load drifts within a run, and a ratio is only as good as its calibration's timing.
           const readyz = async () => {
             if (wanted("readyz"))
-              rows.push(await runRow("readyz", workers, { ...common, kind: "get", base, path: "/readyz" }));
+              rows.push(await runRow(database, "readyz", workers, { ...common, kind: "get", base, path: "/readyz" }));
           };
           await readyz();
           if (wanted("hit")) {
             rows.push(
-              await runRow("hit", workers, {
+              await runRow(database, "hit", workers, {
                 ...common,
                 kind: "availability-hit",
                 base,
@@ -389,13 +395,18 @@ async function httpBench(databaseUrl: string, sink: Sink): Promise<DatabaseResul
           }
           if (wanted("revalidate")) {
             rows.push(
-              await runRow("revalidate", workers, { ...common, kind: "availability-304", base, keys: hitKeys }),
+              await runRow(database, "revalidate", workers, {
+                ...common,
+                kind: "availability-304",
+                base,
+                keys: hitKeys,
+              }),
             );
             await readyz();
           }
           if (wanted("miss"))
             rows.push(
-              await runRow("miss", workers, {
+              await runRow(database, "miss", workers, {
                 ...common,
                 kind: "availability-miss",
                 base,
@@ -406,7 +417,7 @@ async function httpBench(databaseUrl: string, sink: Sink): Promise<DatabaseResul
             );
           const bookingMix = { idempotentShare: 0.3, retryShare: 0.05 };
           if (wanted("bookings")) {
-            const spread = await runRow("bookings", workers, {
+            const spread = await runRow(database, "bookings", workers, {
               ...common,
               kind: "bookings",
               base,
@@ -419,7 +430,7 @@ async function httpBench(databaseUrl: string, sink: Sink): Promise<DatabaseResul
           }
           if (wanted("shared") && sharedWorld) {
             // The bookings row's load on the shared world: each booking also takes provider_busy.
-            const shared = await runRow("shared", workers, {
+            const shared = await runRow(database, "shared", workers, {
               ...common,
               kind: "bookings",
               base,
@@ -431,7 +442,7 @@ async function httpBench(databaseUrl: string, sink: Sink): Promise<DatabaseResul
             rows.push(shared);
           }
           if (wanted("hot")) {
-            const hot = await runRow("hot", workers, {
+            const hot = await runRow(database, "hot", workers, {
               ...common,
               kind: "bookings",
               base,
@@ -505,6 +516,24 @@ async function httpBench(databaseUrl: string, sink: Sink): Promise<DatabaseResul
 }
 
 /** PostgreSQL's own TPC-B-like TPS in this sitting (pgbench -s 10, when installed), on a scratch database. */
+/**
+ * The postmaster of the database, when it runs on this machine (its backends' CPU is then read
+ * around each row): the parent of this connection's backend, if /proc shows that pid as a
+ * PostgreSQL process. Undefined for a database elsewhere (a pid there means nothing here).
+ */
+async function localPostmaster(database: DbHandle): Promise<number | undefined> {
+  const pid = rowsOf<{ pid: number }>(await database.db.execute(sql`select pg_backend_pid() as pid`))[0]?.pid;
+  if (pid === undefined) return undefined;
+  try {
+    const stat = readFileSync(`/proc/${String(pid)}/stat`, "utf8");
+    if (!stat.includes("(postgres)")) return undefined;
+    const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+    return readFileSync(`/proc/${String(parent)}/stat`, "utf8").includes("(postgres)") ? parent : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function pgbench(databaseUrl: string): number | undefined {
   const which = ["/usr/bin/pgbench", "/usr/lib/postgresql/15/bin/pgbench"].find((p) => existsSync(p));
   if (!which) return undefined;
@@ -672,6 +701,7 @@ function rawTable(results: DatabaseResult[]): { headers: string[]; rows: Cell[][
       "",
       result.pgbench?.load1 ?? "",
       "",
+      "",
     ],
     ...result.runs.flatMap((run) =>
       run.rows.map((r) => [
@@ -684,6 +714,7 @@ function rawTable(results: DatabaseResult[]): { headers: string[]; rows: Cell[][
         r.non2xx,
         r.load1,
         r.serverCpuMsPerRequest ?? "n/a",
+        r.databaseCpuMsPerRequest ?? "n/a",
       ]),
     ),
   ]);
@@ -698,6 +729,7 @@ function rawTable(results: DatabaseResult[]): { headers: string[]; rows: Cell[][
       "non-2xx",
       "load avg",
       "server CPU ms/req",
+      "database CPU ms/req",
     ],
     rows,
   };
@@ -776,7 +808,7 @@ async function main() {
     "",
     markdown(ratios.headers, ratios.rows),
     "",
-    "Non-2xx counts answers that are not the row's success (on the 304 row, answers that are not 304) and connection errors; load avg is the 1-minute load average, the higher of before and after the row; server CPU is the user + system time of the server's processes during the measured run per answered request (what a request costs the server, less sensitive to the rest of the shared machine than req/s).",
+    "Non-2xx counts answers that are not the row's success (on the 304 row, answers that are not 304) and connection errors; load avg is the 1-minute load average, the higher of before and after the row; server CPU is the user + system time of the server's processes during the measured run per answered request (what a request costs the server, less sensitive to the rest of the shared machine than req/s); database CPU is the same for the PostgreSQL server (the postmaster and every process it started: backends, WAL writer, checkpointer), when it runs on this machine. Each row starts after a `VACUUM (ANALYZE)` of the database, as pgbench vacuums its tables before it measures.",
     "",
     markdown(raw.headers, raw.rows),
     ...(warnings.length > 0 ? ["", ...warnings.map((w) => `- WARNING: ${w}`)] : []),
