@@ -272,4 +272,13 @@ describe.skipIf(!databaseUrl)("round trips of the booking path (PostgreSQL)", ()
     const generic = !(await hasCitus(handle.db));
     expect(rows).toEqual([...hot].sort().map((name) => ({ name, generic })));
   });
+  it("reads a clinic's versions by index, never by a scan of every dead row version (drizzle/0016_versions_by_index.sql)", async () => {
+    // A later CREATE OR REPLACE of the read drops the setting: this fails until it is set again.
+    const [read] = rowsOf<{ config: string[] | null }>(
+      await handle.db.execute(
+        sql`select p.proconfig as config from pg_catalog.pg_proc p where p.proname = 'clinic_schedule_context'`,
+      ),
+    );
+    expect(read?.config ?? []).toContain("enable_seqscan=off");
+  });
 });
