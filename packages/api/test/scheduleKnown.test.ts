@@ -1,8 +1,10 @@
 // The read leaves out what the caller already knows (drizzle/0015_schedule_known.sql): the
 // candidates and weekly hours of a service, kept per process with the schedule versions and the
 // candidate list they were read at. Every change of them must make the read answer them again.
+import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { callClinicJsonFunction } from "@clinic/db";
+import { knownScheduleStats, readScheduleContext } from "../src/modules/availability/index.ts";
 import { addService, bookableClinic, callerFor, codeOf, pinnedNow, useTestDatabase } from "../testing/index.ts";
 
 const t = useTestDatabase();
@@ -94,6 +96,30 @@ describe("the schedule read's known part", () => {
       status: "suspended",
     });
     expect(full.hours).toHaveLength(12);
+  });
+
+  it("keeps a service's read per process, by its estimated size, but not one without a candidate", async () => {
+    const c = await bookableClinic(t.db);
+    const service = await addService(t.db, c.clinicId);
+    const readFor = (providerId: string) =>
+      readScheduleContext(t.db, {
+        clinicId: c.clinicId,
+        timeZone: "Europe/Berlin",
+        fromDate: "2027-03-15",
+        toDate: "2027-03-15",
+        from: new Date("2027-03-14T00:00:00Z"),
+        to: new Date("2027-03-17T00:00:00Z"),
+        serviceId: service,
+        providerId,
+      });
+    const before = knownScheduleStats();
+    // A provider_id that is nobody's: nothing to keep (random ids must not push out useful entries).
+    await readFor(randomUUID());
+    expect(knownScheduleStats()).toEqual(before);
+    await readFor(c.provider.id);
+    const after = knownScheduleStats();
+    expect(after.entries).toBe(before.entries + 1);
+    expect(after.bytes).toBeGreaterThan(before.bytes + 256);
   });
 
   it("never lets a process book on hours or a provider status it read before they changed", async () => {

@@ -3,6 +3,7 @@
 // (with the appointment), and an availability answer's range. Its statements each see what has
 // committed when they start, so it reads the versions first: what it reads after them is as new
 // or newer, never older than the versions the answer is kept and checked under.
+import { LRUCache } from "lru-cache";
 import { z } from "zod";
 import { type Db, callClinicJsonFunction, memberStatuses } from "@clinic/db";
 import { notFound } from "../../errors.ts";
@@ -139,17 +140,41 @@ interface KnownStatic {
   hours: NonNullable<FullAnswer["hours"]>;
 }
 
-const knownStatic = new Map<string, KnownStatic>();
-/** Enough for every service of a few thousand clinics; the oldest entry goes first. */
-const knownStaticLimit = 20_000;
+/**
+ * The heap an entry occupies, estimated: a candidate is an object with three strings (its id and
+ * status shared, its name not), an hour an object with four small values, a version a key and a
+ * number; the key and its ids are ~40-byte strings.
+ */
+function knownStaticBytes(entry: KnownStatic): number {
+  let bytes = 256;
+  for (const c of entry.candidates) bytes += 160 + 2 * c.full_name.length;
+  bytes += 80 * entry.hours.length + 72 * Object.keys(entry.schedule).length + 56 * entry.candidateIds.length;
+  return bytes;
+}
 
+/**
+ * Per process, least recently used first out, at most 16 MiB by that estimate (about 500 entries of
+ * a 50-provider clinic's any-provider service, 3,000 of a 10-provider one) and 20,000 entries.
+ */
+const knownStatic = new LRUCache<string, KnownStatic>({
+  max: 20_000,
+  maxSize: 16 * 1024 * 1024,
+  sizeCalculation: knownStaticBytes,
+});
+
+/**
+ * Keeps what a full answer read, unless it has no candidate (a `provider_id` that is no provider
+ * of the clinic, say: a request for it costs the same read either way, and random ids would
+ * otherwise push out the entries that save work).
+ */
 function rememberStatic(key: string, entry: KnownStatic): void {
-  knownStatic.delete(key);
+  if (entry.candidateIds.length === 0) return;
   knownStatic.set(key, entry);
-  if (knownStatic.size > knownStaticLimit) {
-    const oldest = knownStatic.keys().next();
-    if (oldest.done !== true) knownStatic.delete(oldest.value);
-  }
+}
+
+/** How many entries the process keeps, and their estimated size (tests; docs/performance.md). */
+export function knownScheduleStats(): { entries: number; bytes: number } {
+  return { entries: knownStatic.size, bytes: knownStatic.calculatedSize };
 }
 
 /** The appointment a move starts from, as the read saw it. */
