@@ -1,3 +1,5 @@
+import { expect } from "vitest";
+
 /** What a rejected procedure call carries. */
 export interface Rejection {
   domainCode: string;
@@ -43,4 +45,15 @@ export function refusalDetailsOf(results: readonly PromiseSettledResult<unknown>
       results.flatMap((r) => (r.status === "rejected" && r.reason instanceof Error ? [r.reason.message] : [])),
     ),
   ].join(" | ");
+}
+
+/**
+ * An availability version read after a change that must bump it: above `previous` (a bump goes to
+ * the greater of the next number and the database clock's milliseconds, so by how much is not
+ * known: drizzle/0017_versions_never_repeat.sql). Answers the version, for the next comparison.
+ */
+export async function versionMovedPast(now: Promise<number>, previous: number): Promise<number> {
+  const version = await now;
+  expect(version).toBeGreaterThan(previous);
+  return version;
 }

@@ -116,6 +116,8 @@ export async function distributeTables(db: Db): Promise<string[]> {
  */
 export const distributedFunctions: readonly { signature: string; clinicArgument: string | null }[] = [
   { signature: "clinic_iso_instant(timestamptz)", clinicArgument: null },
+  // Versions that never repeat (drizzle/0017_versions_never_repeat.sql).
+  { signature: "clinic_version_clock()", clinicArgument: null },
   { signature: "clinic_appointment_json(uuid,uuid)", clinicArgument: "p_clinic_id" },
   { signature: "clinic_schedule_context(uuid,jsonb)", clinicArgument: "p_clinic_id" },
   { signature: "clinic_claim_key(uuid,uuid,jsonb)", clinicArgument: "p_clinic_id" },

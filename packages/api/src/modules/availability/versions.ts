@@ -31,17 +31,20 @@ export async function invalidateAvailability(
       .orderBy(availabilityVersions.scopeId)
       .for("update");
   }
+  // A version never names two states (drizzle/0017_versions_never_repeat.sql): a new row starts at
+  // the database clock's milliseconds, a bump goes to the greater of the next number and the clock.
+  const clock = sql`clinic_version_clock()`;
   await db
     .insert(availabilityVersions)
-    .values(unique.map((scopeId) => ({ clinicId, scopeId, version: 1, scheduleVersion: schedule ? 1 : 0 })))
+    .values(unique.map((scopeId) => ({ clinicId, scopeId, version: clock, scheduleVersion: schedule ? clock : 0 })))
     .onConflictDoUpdate({
       target: [availabilityVersions.clinicId, availabilityVersions.scopeId],
       set: schedule
         ? {
-            version: sql`${availabilityVersions.version} + 1`,
-            scheduleVersion: sql`${availabilityVersions.scheduleVersion} + 1`,
+            version: sql`greatest(${availabilityVersions.version} + 1, excluded.version)`,
+            scheduleVersion: sql`greatest(${availabilityVersions.scheduleVersion} + 1, excluded.schedule_version)`,
           }
-        : { version: sql`${availabilityVersions.version} + 1` },
+        : { version: sql`greatest(${availabilityVersions.version} + 1, excluded.version)` },
     });
 }
 
