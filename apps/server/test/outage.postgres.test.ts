@@ -106,6 +106,9 @@ describe.skipIf(!enabled)("a real PostgreSQL stopped and started under load", ()
     const ready = await app.inject({ method: "GET", url: "/readyz" });
     const readyMs = performance.now() - readyStarted;
     await sleep(6000);
+    // The database may answer before pg.start() returns (it waits for it to accept connections):
+    // "away" ends when the start begins, "back" when it has returned.
+    const restarting = performance.now();
     await pg.start();
     const back = performance.now();
     await sleep(3000);
@@ -134,9 +137,14 @@ describe.skipIf(!enabled)("a real PostgreSQL stopped and started under load", ()
     expect(outcomes.filter((o) => o.status === 503 && o.code !== "UNAVAILABLE")).toEqual([]);
 
     // While it was away, requests were answered (503), not held.
-    const during = outcomes.filter((o) => o.startedAt > stopped && o.endedAt < back);
+    const during = outcomes.filter((o) => o.startedAt > stopped && o.endedAt < restarting);
     expect(during.length).toBeGreaterThan(50);
-    expect(during.every((o) => o.status === 503)).toBe(true);
+    // (Listed, not counted: a failure shows what was answered instead, and when.)
+    expect(
+      during
+        .filter((o) => o.status !== 503)
+        .map((o) => ({ status: o.status, code: o.code, msAfterStop: Math.round(o.startedAt - stopped) })),
+    ).toEqual([]);
     // ... at once: without the circuit breaker each one waits for the 1.5 s connect timeout.
     const latencies = during.map((o) => o.endedAt - o.startedAt).sort((a, b) => a - b);
     const median = latencies[Math.floor(latencies.length / 2)] ?? Infinity;
