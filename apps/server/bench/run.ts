@@ -515,7 +515,6 @@ async function httpBench(databaseUrl: string, sink: Sink): Promise<DatabaseResul
   }
 }
 
-/** PostgreSQL's own TPC-B-like TPS in this sitting (pgbench -s 10, when installed), on a scratch database. */
 /**
  * The postmaster of the database, when it runs on this machine (its backends' CPU is then read
  * around each row): the parent of this connection's backend, if /proc shows that pid as a
@@ -534,6 +533,7 @@ async function localPostmaster(database: DbHandle): Promise<number | undefined> 
   }
 }
 
+/** PostgreSQL's own TPC-B-like TPS in this sitting (pgbench -s 10, when installed), on a scratch database. */
 function pgbench(databaseUrl: string): number | undefined {
   const which = ["/usr/bin/pgbench", "/usr/lib/postgresql/15/bin/pgbench"].find((p) => existsSync(p));
   if (!which) return undefined;

@@ -154,7 +154,8 @@ function knownStaticBytes(entry: KnownStatic): number {
 
 /**
  * Per process, least recently used first out, at most 16 MiB by that estimate (about 500 entries of
- * a 50-provider clinic's any-provider service, 3,000 of a 10-provider one) and 20,000 entries.
+ * a 50-provider clinic's any-provider service, ~36 kB each; about 2,000 of a 10-provider one,
+ * ~8 kB) and 20,000 entries.
  */
 const knownStatic = new LRUCache<string, KnownStatic>({
   max: 20_000,
