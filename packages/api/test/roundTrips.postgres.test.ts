@@ -283,4 +283,14 @@ describe.skipIf(!databaseUrl)("round trips of the booking path (PostgreSQL)", ()
     );
     expect(rows).toEqual([...hotFunctions].sort().map((name) => ({ name, indexed: true })));
   });
+  it("plans the availability fast path's lookups once per connection, by index (drizzle/0018_fast_lookups.sql)", async () => {
+    // As a prepared statement the batch's query was planned on every call (custom plans), most of
+    // the database's CPU per cache hit; a CREATE OR REPLACE that drops the settings brings that back.
+    const rows = rowsOf<{ config: string[] | null }>(
+      await handle.db.execute(sql`
+        select p.proconfig as config from pg_catalog.pg_proc p where p.proname = 'availability_fast_lookups'`),
+    );
+    expect(rows).toHaveLength(1);
+    expect([...(rows[0]?.config ?? [])].sort()).toEqual(["enable_seqscan=off", "plan_cache_mode=force_generic_plan"]);
+  });
 });

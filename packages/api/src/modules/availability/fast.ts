@@ -1,14 +1,15 @@
 // The fast path of a cached availability answer (V1, O3; docs/performance.md#availability): one
 // lookup — the clinic's zone, the caller's membership or the clinic's online booking, and the
-// versions of only the scopes the cached answer depends on, read for all the requests of one turn
-// of the event loop by one statement — then the answer sliced from its pre-serialized slots, or
+// versions of only the scopes the cached answer depends on, read for many requests by one
+// statement (batch.ts) — then the answer sliced from its pre-serialized slots, or
 // 304 when the caller's ETag is current. Anything it cannot answer from the cache (a miss, a stale
 // answer, a caller who is refused, an input that is not plain) it leaves to the procedure, which
 // gives the full answer or the error.
 import { createHash } from "node:crypto";
 import { sql } from "drizzle-orm";
-import { type Db, availabilityVersions, clinicMembers, clinics, hasCitus } from "@clinic/db";
+import { type Db, hasCitus } from "@clinic/db";
 import { offeredRange } from "../../domain/slots.ts";
+import { StatementBatcher } from "./batch.ts";
 import type { AvailabilityCache, CachedAvailability } from "./cache.ts";
 import { cacheKeyOf, computeAvailability } from "./cached.ts";
 import { resolveDateRange } from "./range.ts";
@@ -49,100 +50,48 @@ interface Lookup {
   userId: string;
   /** Comma-separated scope ids; empty for every scope of the clinic. */
   scopes: string;
-  resolve: (row: FastRow | undefined) => void;
-  reject: (error: unknown) => void;
 }
 
 /**
- * The lookups of the fast path, several requests to one statement. Requests that arrive in the
- * same turn of the event loop are read together by one statement sent after the last of them
- * arrived (at the end of the turn, `setImmediate`): its snapshot is taken after every one of
- * those requests was received, so each sees every write that committed before it arrived — what
- * one statement per request gives (contract §6: a read after a write's response sees it, on any
- * process), at one round trip per turn instead of one per request. A request never joins a
- * statement that is already under way. Each clinic's rows are still filtered by that clinic.
+ * The lookups of one batch (`StatementBatcher`: sent after all its requests arrived, one batch
+ * under way at a time) by one statement. Ids are UUIDs and scope lists comma-separated UUIDs (the
+ * caller checked the ids), so `,` and `|` separate them safely: three text parameters whatever
+ * the batch's size. Each clinic's rows are still filtered by that clinic.
  */
-class LookupBatcher {
-  private pending: Lookup[] = [];
-  private scheduled = false;
-
-  constructor(private readonly db: Db) {}
-
-  lookup(clinicId: string, userId: string, scopes: readonly string[]): Promise<FastRow | undefined> {
-    return new Promise((resolve, reject) => {
-      this.pending.push({ clinicId, userId, scopes: scopes.join(","), resolve, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => {
-          this.flush();
-        });
-      }
+function lookupBatcher(db: Db): StatementBatcher<Lookup, FastRow> {
+  const query = buildLookupQuery(db);
+  return new StatementBatcher<Lookup, FastRow>(async (batch) => {
+    const result = await query.execute({
+      clinicIds: batch.map((l) => l.clinicId).join(","),
+      userIds: batch.map((l) => l.userId).join(","),
+      scopes: batch.map((l) => l.scopes).join("|"),
     });
-  }
-
-  private flush(): void {
-    const batch = this.pending;
-    this.pending = [];
-    this.scheduled = false;
-    if (batch.length === 0) return;
-    // Ids are UUIDs and scope lists comma-separated UUIDs (the caller checked the ids), so `,` and
-    // `|` separate them safely: three text parameters whatever the batch's size, one statement.
-    let query = lookupQueries.get(this.db);
-    if (!query) {
-      query = buildLookupQuery(this.db);
-      lookupQueries.set(this.db, query);
-    }
-    query
-      .execute({
-        clinicIds: batch.map((l) => l.clinicId).join(","),
-        userIds: batch.map((l) => l.userId).join(","),
-        scopes: batch.map((l) => l.scopes).join("|"),
-      })
-      .then(
-        (result) => {
-          const rows = new Map(result.map((row) => [row.i, row]));
-          batch.forEach((l, k) => {
-            l.resolve(rows.get(k + 1));
-          });
-        },
-        (error: unknown) => {
-          for (const l of batch) l.reject(error);
-        },
-      );
-  }
+    const rows = new Map(result.map((row) => [row.i, row]));
+    return batch.map((_, k) => rows.get(k + 1));
+  });
 }
-const batchers = new WeakMap<Db, LookupBatcher>();
+const batchers = new WeakMap<Db, StatementBatcher<Lookup, FastRow>>();
 
 /**
- * The lookups of a batch: one row per request, in the batch's order (`i`, from 1). A named
- * prepared statement (parsed and planned once per connection), each request's clinic found by its
- * primary key (`lateral … limit 1`: an index lookup per request, not a scan of the clinics).
+ * The lookups of a batch: one row per request, in the batch's order (`i`, from 1), by
+ * `availability_fast_lookups` (drizzle/0018_fast_lookups.sql: planned once per connection; each
+ * request's clinic found by its primary key, its member and version rows by that clinic), called
+ * by a named prepared statement.
  */
 function buildLookupQuery(db: Db) {
-  const list = (name: string, separator: string) =>
-    sql`string_to_array(${sql.placeholder(name)}::text, ${sql.raw(`'${separator}'`)})`;
   return db
     .select({
-      i: sql<number>`r.i::int`,
-      timezone: sql<string>`c.timezone`,
-      onlineBooking: sql<boolean>`c.online_booking`,
-      role: sql<
-        string | null
-      >`(select m.clinic_role from ${clinicMembers} m where m.clinic_id = r.clinic_id and m.user_id = r.user_id)`,
-      // Only the scopes asked for (all of the clinic's for an empty list), filtered by the clinic.
-      versions: sql<string>`(select coalesce(string_agg(v.scope_id::text || '=' || v.version::text, ','), '')
-        from ${availabilityVersions} v
-        where v.clinic_id = r.clinic_id
-          and (coalesce(r.scopes, '') = '' or v.scope_id = any (string_to_array(r.scopes, ',')::uuid[])))`,
+      i: sql<number>`l.i`,
+      timezone: sql<string>`l.timezone`,
+      onlineBooking: sql<boolean>`l.online_booking`,
+      role: sql<string | null>`l.role`,
+      versions: sql<string>`l.versions`,
     })
     .from(
-      sql`unnest(${list("clinicIds", ",")}::uuid[], ${list("userIds", ",")}::uuid[], ${list("scopes", "|")})
-        with ordinality as r(clinic_id, user_id, scopes, i)
-        cross join lateral (select c.timezone, c.online_booking from ${clinics} c where c.id = r.clinic_id limit 1) c`,
+      sql`availability_fast_lookups(${sql.placeholder("clinicIds")}::text, ${sql.placeholder("userIds")}::text, ${sql.placeholder("scopes")}::text) as l`,
     )
     .prepare("fast_availability_lookups");
 }
-const lookupQueries = new WeakMap<Db, ReturnType<typeof buildLookupQuery>>();
 
 /** Whether the database is a Citus cluster, asked once per handle. */
 const citus = new WeakMap<Db, Promise<boolean>>();
@@ -264,11 +213,15 @@ export async function fastAvailability(
   const hint = guessed ? cache.peek(guessed.key) : undefined;
   let batcher = batchers.get(db);
   if (!batcher) {
-    batcher = new LookupBatcher(db);
+    batcher = lookupBatcher(db);
     batchers.set(db, batcher);
   }
   // The versions of the scopes the cached answer depends on; without one, of every scope of the clinic.
-  const row = await batcher.lookup(request.clinicId, request.userId, hint?.dependsOn ?? []);
+  const row = await batcher.lookup({
+    clinicId: request.clinicId,
+    userId: request.userId,
+    scopes: (hint?.dependsOn ?? []).join(","),
+  });
   if (!row) return undefined;
   if (request.online ? !row.onlineBooking : row.role === null) return undefined;
   const timeZone = row.timezone;
