@@ -23,8 +23,11 @@
 // The world (seed.ts, written in batches): 100 clinics in four time zones × 10 approved providers
 // (Mon–Fri 09:00–17:00 clinic time), each clinic with one service per provider and two
 // any-provider services; 1,000 booking agents and staff with tokens of their own, members of the
-// clinics; an active webhook in 20 clinics to a sink on 127.0.0.1 that answers 204; and one clinic
-// of 50 providers. Removed at the end.
+// clinics; an active webhook in 20 clinics to a sink on 127.0.0.1 that answers 204; one clinic
+// of 50 providers; and four weeks of past appointments in every clinic (8 a weekday per provider,
+// 1,600 a clinic), so that the tables and the planner's statistics are those of clinics in use: a
+// world without history had each connection plan lookups by id for a table it believed empty, and
+// the hot clinic's row scanned the clinic's growing appointments on every booking. Removed at the end.
 //
 // Honest by construction (docs/performance.md#benchmark): the server runs compiled in processes
 // of its own (`apps/server/dist/main.js`), the load generator (autocannon) runs in yet another
@@ -132,6 +135,8 @@ const shape: WorldShape = {
   largeClinicProviders: 50,
   webhookClinics: 20,
   webhookUrl: undefined,
+  // Four weeks of past appointments: 1,600 a clinic (8,000 in the large one).
+  historyDays: 28,
 };
 /** Dates of the rows (far ahead, so that no time rule of a service cuts them). */
 const hitDates = ["2029-03-05", "2029-03-06", "2029-03-07"];
@@ -781,7 +786,7 @@ async function main() {
   const loadAtEnd = loadAverages();
   const ratios = ratioTable(results);
   const raw = rawTable(results);
-  const world = `${String(shape.clinics)} clinics (${zones.join(", ")}) × ${String(shape.providersPerClinic)} providers, ${String(shape.providersPerClinic + shape.anyServicesPerClinic)} services each (${String(shape.anyServicesPerClinic)} any-provider), ${String(shape.users)} booking agents and staff with tokens of their own, webhooks in ${String(shape.webhookClinics)} clinics to a local sink, one clinic of ${String(shape.largeClinicProviders)} providers${options.rows.has("shared") ? `; for the shared row a second such world, clinic c's providers also approved providers (same hours) of clinic (c + 1) mod ${String(shape.clinics)}` : ""}`;
+  const world = `${String(shape.clinics)} clinics (${zones.join(", ")}) × ${String(shape.providersPerClinic)} providers, ${String(shape.providersPerClinic + shape.anyServicesPerClinic)} services each (${String(shape.anyServicesPerClinic)} any-provider), ${String(shape.users)} booking agents and staff with tokens of their own, webhooks in ${String(shape.webhookClinics)} clinics to a local sink, one clinic of ${String(shape.largeClinicProviders)} providers, ${String(shape.historyDays ?? 0)} days of past appointments in every clinic (8 a weekday per provider)${options.rows.has("shared") ? `; for the shared row a second such world without them, clinic c's providers also approved providers (same hours) of clinic (c + 1) mod ${String(shape.clinics)}` : ""}`;
   const setting = `${String(connections)} connections, ${String(seconds)} s a row after a ${String(options.warmupSeconds)} s warm-up (the cache-hit row: every key first), WORKERS=${options.workerCounts.join(" and ")}, ${options.poolMax === undefined ? "the default pool (DATABASE_POOL_MAX 10)" : `DATABASE_POOL_MAX=${String(options.poolMax)}`} per server process`;
   const machineLine = `${String(host.nproc)} cores (nproc), ${host.cpu}, ${String(host.memoryGiB)} GiB memory, Node ${host.node}, PostgreSQL ${host.postgres.join(" / ")}`;
   const loadLine = `load average (1, 5, 15 min) ${loadAtStart} at the start, ${loadAtEnd} at the end`;

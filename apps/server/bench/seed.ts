@@ -57,6 +57,13 @@ export interface WorldShape {
    * provider_busy), so that their bookings are written into provider_busy too. Off by default.
    */
   sharedProviders?: boolean;
+  /**
+   * Days of past appointments (completed, eight a weekday per provider, 09:00–17:00 UTC) written
+   * into every clinic before the run, so that the clinics are as full as a clinic in use and the
+   * planner's statistics say so (docs/performance.md#benchmark). 0 (the default): none.
+   * Not with `sharedProviders` (their bookings also need provider_busy rows).
+   */
+  historyDays?: number;
 }
 
 export interface BenchWorld {
@@ -246,6 +253,28 @@ export async function seedWorld(
   await batched(hourRows, (rows) => db.insert(workHours).values(rows));
   await batched(serviceRows, (rows) => db.insert(services).values(rows));
   await batched(webhookRows, (rows) => db.insert(webhooks).values(rows));
+  const historyDays = shape.sharedProviders ? 0 : (shape.historyDays ?? 0);
+  if (historyDays > 0) {
+    progress(`  writing ${String(historyDays)} days of past appointments ...`);
+    await batched(
+      world.map((c) => c.id),
+      (ids) =>
+        db.execute(sql`
+          insert into appointments (clinic_id, service_id, provider_id, starts_at, ends_at, status, patient_name,
+            occupied_start, occupied_end, created_at, updated_at)
+          select s.clinic_id, s.id, s.provider_id, t.at, t.at + interval '30 minutes', 'completed', 'Past patient',
+            t.at, t.at + interval '30 minutes', t.at - interval '7 days', t.at
+          from services s
+          cross join generate_series(1, ${historyDays}::int) d
+          cross join generate_series(0, 7) k
+          cross join lateral (select date_trunc('day', now()) - d * interval '1 day' + interval '9 hours' + k * interval '1 hour' as at) t
+          where s.clinic_id in (${sql.join(
+            ids.map((id) => sql`${id}::uuid`),
+            sql`, `,
+          )}) and s.provider_id is not null and extract(isodow from t.at) < 6`),
+      10,
+    );
+  }
   if (sharedIds.length > 0) {
     progress(`  sharing ${String(sharedIds.length)} providers with a second clinic (refreshSharedProvider) ...`);
     await batched(
