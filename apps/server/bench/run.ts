@@ -56,7 +56,15 @@ import { sql } from "drizzle-orm";
 import { type DbHandle, migrate, openDatabase, rowsOf } from "@clinic/db";
 import { addDays, zonedInstant } from "./dates.ts";
 import type { AvailabilityKey, LoadResult, LoadSpec } from "./load.ts";
-import { type BenchClinic, type BenchWorld, type WorldShape, removeWorld, seedWorld, zones } from "./seed.ts";
+import {
+  type BenchClinic,
+  type BenchWorld,
+  type WorldShape,
+  removeLeftovers,
+  removeWorld,
+  seedWorld,
+  zones,
+} from "./seed.ts";
 import {
   type Sink,
   benchDatabaseUrl,
@@ -343,6 +351,8 @@ async function httpBench(databaseUrl: string, sink: Sink): Promise<DatabaseResul
       "unknown";
     console.log(`\n${shown} (PostgreSQL ${postgres})`);
     const databaseParent = await localPostmaster(database);
+    const leftovers = await removeLeftovers(database);
+    if (leftovers > 0) console.log(`  removed the ${String(leftovers)} clinics an earlier run left (it was stopped)`);
     const world = await seedWorld(database, { ...shape, webhookUrl: sink.url }, (line) => {
       console.log(`  ${line}`);
     });
