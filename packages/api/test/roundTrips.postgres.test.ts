@@ -291,6 +291,10 @@ describe.skipIf(!databaseUrl)("round trips of the booking path (PostgreSQL)", ()
         select p.proconfig as config from pg_catalog.pg_proc p where p.proname = 'availability_fast_lookups'`),
     );
     expect(rows).toHaveLength(1);
-    expect([...(rows[0]?.config ?? [])].sort()).toEqual(["enable_seqscan=off", "plan_cache_mode=force_generic_plan"]);
+    expect([...(rows[0]?.config ?? [])].sort()).toEqual([
+      "enable_bitmapscan=off",
+      "enable_seqscan=off",
+      "plan_cache_mode=force_generic_plan",
+    ]);
   });
 });
