@@ -102,6 +102,22 @@ describe("schema", () => {
     ).toEqual(["users", "shared_providers", "clinics"]);
   });
 
+  it("indexes every foreign key to users by its column, so that deleting a user scans no whole table", async () => {
+    // ON DELETE SET NULL / CASCADE finds the referencing rows by the column: without an index
+    // that starts with it, one scan of every clinic's rows per deleted user (a first login that
+    // folds an invited placeholder in deletes one).
+    const unindexed = rowsOf<{ fk: string }>(
+      await handle.db.execute(sql`
+        select c.conrelid::regclass::text || '.' || a.attname as fk
+        from pg_constraint c
+        join pg_attribute a on a.attrelid = c.conrelid and a.attnum = c.conkey[1]
+        where c.contype = 'f' and c.confrelid = 'users'::regclass and cardinality(c.conkey) = 1
+          and not exists (select 1 from pg_index i where i.indrelid = c.conrelid and i.indkey[0] = c.conkey[1])
+        order by 1`),
+    );
+    expect(unindexed).toEqual([]);
+  });
+
   it("re-running the migrations is a no-op", async () => {
     expect(await migrate(handle.db)).toEqual([]);
   });

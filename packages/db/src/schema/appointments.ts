@@ -190,6 +190,8 @@ export const appointments = pgTable(
     index("appointments_clinic_provider_start_idx").on(t.clinicId, t.providerId, t.startsAt),
     // A patient's own appointments (a patient's list U1, and the open-bookings count of one clinic).
     index("appointments_patient_start_idx").on(t.patientUserId, t.startsAt, t.id),
+    // A user's deletion sets booked_by_user_id to null: without this, a scan of every appointment.
+    index("appointments_booked_by_idx").on(t.bookedByUserId),
     index("appointments_series_idx")
       .on(t.clinicId, t.seriesId, t.startsAt)
       .where(sql`${t.seriesId} is not null`),

@@ -91,6 +91,9 @@ export const clinicMembers = pgTable(
     check("clinic_members_email_length", sql`char_length(${t.email}) between 3 and 320`),
     check("clinic_members_role_length", sql`char_length(${t.clinicRole}) between 1 and 64`),
     index("clinic_members_clinic_name_idx").on(t.clinicId, t.fullName, t.id),
+    // A user's memberships in every clinic (a first login folding an invited placeholder in, and
+    // a user's deletion): without this, a scan of every clinic's members.
+    index("clinic_members_user_idx").on(t.userId),
   ],
 );
 
@@ -136,6 +139,8 @@ export const clinicPatients = pgTable(
   },
   (t) => [
     primaryKey({ name: "clinic_patients_pkey", columns: [t.clinicId, t.userId] }),
+    // A user's deletion cascades here: without this, a scan of every clinic's patients.
+    index("clinic_patients_user_idx").on(t.userId),
     foreignKey({ name: "clinic_patients_user_fk", columns: [t.userId], foreignColumns: [users.id] }).onDelete(
       "cascade",
     ),
