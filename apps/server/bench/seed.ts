@@ -325,30 +325,15 @@ export async function seedWorld(
  */
 export async function removeLeftovers(database: DbHandle): Promise<number> {
   const { db } = database;
-  const left = rowsOf<{ id: string }>(await db.execute(sql`select id from clinics where name like 'Bench % clinic%'`));
-  if (left.length === 0) return 0;
-  const ids = left.map((row) => row.id);
-  const queue = rowsOf<{ job: string | null }>(await db.execute(sql`select to_regclass('pgboss.job')::text as job`))[0]
-    ?.job;
-  await batched(
-    ids,
-    async (batch) => {
-      if (queue)
-        await db.execute(
-          sql`delete from pgboss.job where data->>'clinicId' in (${sql.join(
-            batch.map((id) => sql`${id}`),
-            sql`, `,
-          )})`,
-        );
-      await db.delete(clinics).where(inArray(clinics.id, batch));
-    },
-    20,
-  );
-  await db.execute(
-    sql`delete from provider_busy where user_id in (select id from users where email like '%@bench.test')`,
-  );
-  await db.execute(sql`delete from users where email like '%@bench.test'`);
-  return ids.length;
+  const clinicIds = rowsOf<{ id: string }>(
+    await db.execute(sql`select id from clinics where name like 'Bench % clinic%'`),
+  ).map((row) => row.id);
+  if (clinicIds.length === 0) return 0;
+  const userIds = rowsOf<{ id: string }>(
+    await db.execute(sql`select id from users where email like '%@bench.test'`),
+  ).map((row) => row.id);
+  await removeRows(database, clinicIds, userIds, true);
+  return clinicIds.length;
 }
 
 /**
@@ -358,15 +343,20 @@ export async function removeLeftovers(database: DbHandle): Promise<number> {
  */
 export async function removeWorld(database: DbHandle, world: BenchWorld): Promise<void> {
   const clinicIds = [...world.clinics, world.large].map((c) => c.id);
+  await removeRows(database, clinicIds, world.userIds, world.shape.sharedProviders ?? false);
+}
+
+async function removeRows(
+  database: DbHandle,
+  clinicIds: string[],
+  userIds: string[],
+  sharedProviders: boolean,
+): Promise<void> {
   // provider_busy (shared providers' time) has no foreign key to clinics or users.
-  if (world.shape.sharedProviders)
-    await batched(
-      world.userIds,
-      (ids) => database.db.delete(providerBusy).where(inArray(providerBusy.userId, ids)),
-      1000,
-    );
+  if (sharedProviders)
+    await batched(userIds, (ids) => database.db.delete(providerBusy).where(inArray(providerBusy.userId, ids)), 1000);
   await batched(clinicIds, (ids) => database.db.delete(clinics).where(inArray(clinics.id, ids)), 20);
-  await batched(world.userIds, (ids) => database.db.delete(users).where(inArray(users.id, ids)), 1000);
+  await batched(userIds, (ids) => database.db.delete(users).where(inArray(users.id, ids)), 1000);
   const queue = rowsOf<{ job: string | null }>(
     await database.db.execute(sql`select to_regclass('pgboss.job')::text as job`),
   )[0]?.job;

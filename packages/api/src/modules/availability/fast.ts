@@ -53,8 +53,8 @@ interface Lookup {
 }
 
 /**
- * The lookups of one batch (`StatementBatcher`: sent after all its requests arrived, one batch
- * under way at a time) by one statement. Ids are UUIDs and scope lists comma-separated UUIDs (the
+ * The lookups of one batch (`StatementBatcher`: one turn's requests, sent after all of them
+ * arrived) by one statement. Ids are UUIDs and scope lists comma-separated UUIDs (the
  * caller checked the ids), so `,` and `|` separate them safely: three text parameters whatever
  * the batch's size. Each clinic's rows are still filtered by that clinic.
  */
