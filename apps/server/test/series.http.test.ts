@@ -10,6 +10,7 @@ const t = useTestApp({ now: () => now });
 
 interface Series {
   id: string;
+  provider_id: string | null;
   occurrences: { id: string; start: string; status: string; series_id: string }[];
   skipped: { start: string; reasons: { code: string }[] }[];
 }
@@ -34,10 +35,17 @@ describe("series over REST", () => {
     const body = { start: "2027-03-16T08:00:00Z", rrule: "FREQ=WEEKLY;BYDAY=TU;COUNT=3" };
     const dry = await c.post(body, "&dry_run=true");
     expect(dry.statusCode).toBe(200);
-    expect(dry.json<{ dry_run: boolean; bookable: boolean }>()).toMatchObject({ dry_run: true, bookable: true });
+    expect(dry.json<{ dry_run: boolean; bookable: boolean }>()).toMatchObject({
+      dry_run: true,
+      bookable: true,
+      skipped: [],
+      provider_id: c.provider.id,
+    });
     const created = await c.post(body, "", { "idempotency-key": "course-http-1" });
     expect(created.statusCode).toBe(201);
     const series = created.json<Series>();
+    // The service names its provider, and the request did not: the series is theirs (§14 R1).
+    expect(series.provider_id).toBe(c.provider.id);
     expect(series.occurrences.map((o) => o.start)).toEqual([
       "2027-03-16T08:00:00.000Z",
       "2027-03-23T08:00:00.000Z",

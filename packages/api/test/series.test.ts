@@ -69,6 +69,9 @@ describe("series (R1–R3)", () => {
     ]);
     expect(series.occurrences.every((a) => a.series_id === series.id && a.status === "booked")).toBe(true);
     expect(series.skipped).toEqual([]);
+    // The service names its provider: the series says so, though the request left provider_id out.
+    expect(series.provider_id).toBe(s.provider.id);
+    expect(series.occurrences.every((a) => a.provider_id === s.provider.id)).toBe(true);
     expect(await s.staff.series.get({ clinic_id: s.clinicId, id: series.id })).toEqual(series);
   });
 
@@ -124,9 +127,14 @@ describe("series (R1–R3)", () => {
     expect(dry.bookable).toBe(false);
     expect(dry.occurrences.map((o) => o.bookable)).toEqual([true, true, false, true, true]);
     expect(dry.conflicts[0]?.reasons.map((r) => r.code)).toEqual(["CLINIC_CLOSURE"]);
+    // all_or_nothing skips nothing (it would refuse): `skipped` is there, and empty.
+    expect(dry.skipped).toEqual([]);
+    expect(dry.provider_id).toBe(s.provider.id);
     expect(await s.appointmentCount()).toBe(0);
     const dryAll = await s.book({ ...input, mode: "skip_unavailable", dry_run: true });
-    expect("dry_run" in dryAll && dryAll.bookable).toBe(true);
+    if (!("dry_run" in dryAll)) throw new Error("expected a dry run");
+    expect(dryAll.bookable).toBe(true);
+    expect(dryAll.skipped.map((k) => iso(k.start))).toEqual([iso(third)]);
     const series = booked(await s.book({ ...input, mode: "skip_unavailable" }));
     expect(series.occurrences).toHaveLength(4);
     expect(series.skipped.map((k) => iso(k.start))).toEqual([iso(third)]);

@@ -118,9 +118,9 @@ export async function bookSeries(
             request.patientUserId ?? null,
           ]),
         };
-  const series = {
+  const seriesOf = (context: ScheduleContext) => ({
     service_id: request.serviceId,
-    provider_id: request.providerId ?? null,
+    provider_id: seriesProvider(request, context),
     rrule: request.rrule,
     start: request.start.toISOString(),
     mode: request.mode,
@@ -129,7 +129,7 @@ export async function bookSeries(
     patient_phone: request.patient.phone_e164 ?? null,
     patient_user_id: request.patientUserId ?? null,
     notes: request.notes ?? null,
-  };
+  });
   for (let attempt = 0; attempt < 3; attempt++) {
     let context: ScheduleContext;
     let checked: Checked[];
@@ -144,7 +144,7 @@ export async function bookSeries(
     const conflicts = checked
       .filter((c) => c.order.length === 0)
       .map((c) => ({ start: new Date(c.start), reasons: c.reasons }));
-    if (request.dryRun) return previewOf(request, checked, conflicts);
+    if (request.dryRun) return previewOf(request, context, checked, conflicts);
     if (conflicts.length > 0 && (request.mode === "all_or_nothing" || conflicts.length === checked.length)) {
       const refusal = new DomainError(
         "SLOT_UNAVAILABLE",
@@ -160,7 +160,7 @@ export async function bookSeries(
       user_id: request.userId,
       idem,
       now: now.toISOString(),
-      series,
+      series: seriesOf(context),
       skipped: conflicts.map((c) => ({ ...c, start: c.start.toISOString() })),
       schedule: scheduleOf(
         context,
@@ -254,16 +254,25 @@ function checkAll(context: ScheduleContext, request: SeriesRequest, starts: read
   });
 }
 
+/**
+ * The series' provider (§14 R1): the one asked for, else the service's own when it names one (every
+ * occurrence is booked with them); null when the occurrences go to whoever is free.
+ */
+const seriesProvider = (request: SeriesRequest, context: ScheduleContext): string | null =>
+  request.providerId ?? context.service.providerId ?? null;
+
 function previewOf(
   request: SeriesRequest,
+  context: ScheduleContext,
   checked: readonly Checked[],
   conflicts: OccurrenceConflict[],
 ): SeriesPreview {
+  const bookable = request.mode === "all_or_nothing" ? conflicts.length === 0 : conflicts.length < checked.length;
   return {
     dry_run: true,
     clinic_id: request.clinicId,
     service_id: request.serviceId,
-    provider_id: request.providerId ?? null,
+    provider_id: seriesProvider(request, context),
     rrule: request.rrule,
     start: request.start,
     mode: request.mode,
@@ -282,8 +291,10 @@ function previewOf(
       provider_id: c.order[0] ?? null,
       reasons: c.reasons,
     })),
-    bookable: request.mode === "all_or_nothing" ? conflicts.length === 0 : conflicts.length < checked.length,
+    bookable,
     conflicts,
+    // What the write would leave out: skip_unavailable's conflicts when it books; nothing otherwise.
+    skipped: request.mode === "skip_unavailable" && bookable ? conflicts : [],
   };
 }
 

@@ -17,7 +17,7 @@ export type OccurrenceConflict = z.infer<typeof occurrenceConflict>;
 const seriesCommon = {
   clinic_id: z.string(),
   service_id: z.string(),
-  /** The provider asked for (null: each occurrence's own, by the any-provider rule). */
+  /** The provider asked for, else the service's own; null: each occurrence's own, by the any-provider rule. */
   provider_id: z.string().nullable(),
   rrule: z.string(),
   start: instantOutput,
@@ -56,5 +56,7 @@ export const seriesPreviewOutput = z.object({
   /** Whether the request would book (all_or_nothing: every occurrence; skip_unavailable: at least one). */
   bookable: z.boolean(),
   conflicts: z.array(occurrenceConflict),
+  /** What the write would leave out (skip_unavailable); always present, `[]` when nothing would be. */
+  skipped: z.array(occurrenceConflict),
 });
 export type SeriesPreview = z.infer<typeof seriesPreviewOutput>;
