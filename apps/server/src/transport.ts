@@ -5,6 +5,7 @@
 import { STATUS_CODES, type ServerOptions } from "node:http";
 import type { Socket } from "node:net";
 import type { FastifyReply, FastifyRequest } from "fastify";
+import { isFhirUrl, sendOutcome } from "./fhir/outcome.ts";
 import { problem, problemContentType } from "./problem.ts";
 
 /** How long a client may take: for the head, and for the whole request including its body. */
@@ -60,7 +61,7 @@ export function transportOptions(limits: RequestLimits): {
     },
     frameworkErrors(
       error: Error & { code?: string; statusCode?: number },
-      _request: FastifyRequest,
+      request: FastifyRequest,
       reply: FastifyReply,
     ) {
       // The message echoes the whole path, which may be kilobytes long: say what is wrong instead.
@@ -71,6 +72,11 @@ export function transportOptions(limits: RequestLimits): {
           : error.code === "FST_ERR_BAD_URL"
             ? "the path is not valid (malformed %-encoding)"
             : "the request could not be routed";
+      // Under the FHIR facade every error is an OperationOutcome (CONTRACT §16), this one too.
+      if (isFhirUrl(request.url)) {
+        void sendOutcome(reply, status, "VALIDATION_FAILED", detail);
+        return;
+      }
       void reply
         .code(status)
         .type(problemContentType)

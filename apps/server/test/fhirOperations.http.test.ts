@@ -50,6 +50,21 @@ function appointmentOf(response: LightMyRequestResponse, status = 200): Appointm
   return appointment;
 }
 
+/** A 200 (or `status`) searchset Bundle of exactly one valid Appointment: IHE's answer to $hold and $book. */
+function bundleOf(response: LightMyRequestResponse, status = 200): Appointment {
+  expect(response.statusCode, response.body).toBe(status);
+  expect(response.headers["content-type"]).toBe("application/fhir+json; charset=utf-8");
+  const bundle = response.json<Bundle>();
+  assertValidFhir(bundle);
+  expect(bundle).toMatchObject({ resourceType: "Bundle", type: "searchset", total: 1 });
+  const [entry] = bundle.entry ?? [];
+  const appointment = entry?.resource;
+  if (appointment?.resourceType !== "Appointment") throw new Error("no Appointment in the Bundle");
+  assertValidFhir(appointment);
+  expect(entry?.fullUrl).toMatch(new RegExp(`/fhir/R4/Appointment/${appointment.id ?? ""}$`));
+  return appointment;
+}
+
 function outcomeOf(response: LightMyRequestResponse, status: number, code: string): OperationOutcome {
   expect(response.statusCode, response.body).toBe(status);
   const outcome = response.json<OperationOutcome>();
@@ -155,6 +170,117 @@ describe("FHIR R4 facade: $find, $hold, $book and PATCH", () => {
     expect(booked.extension).toBeUndefined();
   });
 
+  it("IHE ITI Scheduling parts: appointment-reference, appointment-resource and appt-resource answer a Bundle", async () => {
+    const c = await fhirClinic();
+    const [first, second, third, fourth] = await find(c);
+    if (!first?.id || !second || !third || !fourth) throw new Error("nothing proposed");
+    // A proposed Appointment's id is its Slot's: it reads back while the slot is free.
+    expect(first.id).toBe(first.slot?.[0]?.reference?.replace("Slot/", ""));
+    const proposal = appointmentOf(await send("GET", `/Appointment/${first.id}`, c.staff.token));
+    expect(proposal).toMatchObject({ id: first.id, status: "proposed", start: first.start });
+
+    const parameters = (...parameter: NonNullable<Parameters["parameter"]>): Parameters => ({
+      resourceType: "Parameters",
+      parameter,
+    });
+    const held = bundleOf(
+      await send(
+        "POST",
+        "/Appointment/$hold",
+        c.staff.token,
+        parameters({ name: "appointment-reference", valueReference: { reference: `Appointment/${first.id}` } }),
+      ),
+      201,
+    );
+    expect(held).toMatchObject({ status: "pending", start: first.start });
+    expect(held.identifier?.[0]?.value).toBeTruthy();
+    // Held now: the proposal is gone.
+    outcomeOf(await send("GET", `/Appointment/${first.id}`, c.staff.token), 404, "NOT_FOUND");
+
+    // $book of the held Appointment by reference (an absolute URL), the patient as a part.
+    const patient = await createUser(t.handle.db);
+    const booked = bundleOf(
+      await send(
+        "POST",
+        "/Appointment/$book",
+        c.staff.token,
+        parameters(
+          {
+            name: "appointment-reference",
+            valueReference: { reference: `http://localhost/fhir/R4/Appointment/${held.id ?? ""}` },
+          },
+          { name: "patient", valueReference: { reference: `Patient/${patient.id}`, display: "Pat Patient" } },
+        ),
+      ),
+    );
+    expect(booked).toMatchObject({ id: held.id, status: "booked", start: first.start });
+    expect(booked.participant).toContainEqual({
+      actor: { reference: `Patient/${patient.id}`, display: "Pat Patient" },
+      status: "accepted",
+    });
+
+    // The Appointment itself, under IHE's name and under Argonaut's.
+    const viaResource = bundleOf(
+      await send(
+        "POST",
+        "/Appointment/$book",
+        c.staff.token,
+        parameters({ name: "appointment-resource", resource: withPatient(second) }),
+      ),
+    );
+    expect(viaResource).toMatchObject({ status: "booked", start: second.start });
+    const heldViaArgonaut = bundleOf(
+      await send("POST", "/Appointment/$hold", c.staff.token, parameters({ name: "appt-resource", resource: third })),
+      201,
+    );
+    expect(heldViaArgonaut).toMatchObject({ status: "pending", start: third.start });
+    const viaArgonaut = bundleOf(
+      await send(
+        "POST",
+        "/Appointment/$book",
+        c.staff.token,
+        parameters({ name: "appt-resource", resource: withPatient(heldViaArgonaut) }),
+      ),
+    );
+    expect(viaArgonaut).toMatchObject({ id: heldViaArgonaut.id, status: "booked" });
+    // v1.2's forms keep their answer: the Appointment itself.
+    const legacy = appointmentOf(
+      await send(
+        "POST",
+        "/Appointment/$book",
+        c.staff.token,
+        parameters({ name: "appointment", resource: withPatient(fourth) }),
+      ),
+    );
+    expect(legacy.status).toBe("booked");
+
+    // Refused: two ways at once, a reference of another type or not ours, a booked one to hold,
+    // a proposal by reference without a patient.
+    const refused = [
+      parameters(
+        { name: "appointment-reference", valueReference: { reference: `Appointment/${first.id}` } },
+        { name: "appointment-resource", resource: first },
+      ),
+      parameters({ name: "appointment-reference", valueReference: { reference: `Slot/${first.id}` } }),
+      parameters({ name: "appointment-reference", valueReference: { reference: "Appointment/not-ours" } }),
+      parameters({ name: "appointment-reference", valueString: `Appointment/${booked.id ?? ""}` }),
+    ];
+    for (const body of refused) {
+      outcomeOf(await send("POST", "/Appointment/$hold", c.staff.token, body), 400, "VALIDATION_FAILED");
+    }
+    const [fifth] = await find(c);
+    outcomeOf(
+      await send(
+        "POST",
+        "/Appointment/$book",
+        c.staff.token,
+        parameters({ name: "appointment-reference", valueReference: { reference: `Appointment/${fifth?.id ?? ""}` } }),
+      ),
+      400,
+      "VALIDATION_FAILED",
+    );
+  });
+
   it("PATCH /status: §13 transitions and cancel; If-Match against meta.versionId (412 when stale)", async () => {
     const c = await fhirClinic();
     const [first, second] = await find(c);
@@ -226,8 +352,59 @@ describe("FHIR R4 facade: $find, $hold, $book and PATCH", () => {
       send("POST", "/Appointment/$book", c.staff.token, first),
       send("POST", "/Appointment/$book", c.staff.token, withPatient({ ...first, slot: [{ reference: "Slot/nope" }] })),
       send("POST", "/Appointment/$hold", c.staff.token, { ...first, status: "booked" }),
+      // Wrong shapes and types where the operations read (each was a TypeError answered 500).
+      send("POST", "/Appointment/$book", c.staff.token, { ...first, participant: undefined }),
+      send("POST", "/Appointment/$book", c.staff.token, { ...withPatient(first), participant: [null] }),
+      send("POST", "/Appointment/$book", c.staff.token, { ...withPatient(first), participant: "me" }),
+      send("POST", "/Appointment/$book", c.staff.token, {
+        ...first,
+        participant: [{ actor: { reference: 42, display: "Pat" } }],
+      }),
+      send("POST", "/Appointment/$book", c.staff.token, { ...withPatient(first), status: "pending", id: 7 }),
+      send("POST", "/Appointment/$book", c.staff.token, {
+        ...withPatient(first),
+        status: "pending",
+        id: booked.id,
+        serviceType: [{ coding: "x" }],
+      }),
+      send("POST", "/Appointment/$hold", c.staff.token, { ...first, slot: [{ reference: 5 }] }),
+      send("POST", "/Appointment/$hold", c.staff.token, { ...first, slot: {} }),
+      send("POST", "/Appointment/$hold", c.staff.token, { ...first, status: undefined }),
+      send("POST", "/Appointment/$find", c.staff.token, { resourceType: "Parameters", parameter: "x" }),
+      send("POST", "/Appointment/$find", c.staff.token, { resourceType: "Parameters", parameter: [null, 1] }),
+      send("POST", "/Appointment/$find", c.staff.token, {
+        resourceType: "Parameters",
+        parameter: [{ name: "start", valueDateTime: 5 }],
+      }),
+      send("POST", "/Appointment/$find", c.staff.token, findParameters(c, [{ name: "clinic", valueString: "x" }])),
+      send("POST", "/Appointment/$find", c.staff.token, {
+        resourceType: "Parameters",
+        parameter: [
+          { name: "start", valueDateTime: "0000-01-01T00:00:00Z" },
+          { name: "end", valueDateTime: "0000-01-02T00:00:00Z" },
+        ],
+      }),
+      send("POST", "/Appointment/$hold", c.staff.token, {
+        resourceType: "Parameters",
+        parameter: [{ name: "appointment-resource", resource: { resourceType: "Appointment", status: 1 } }],
+      }),
+      send("POST", "/Appointment/$hold", c.staff.token, {
+        resourceType: "Parameters",
+        parameter: [{ name: "appointment-reference", valueReference: { reference: { id: 1 } } }],
+      }),
+      send("POST", "/Appointment/$book", c.staff.token, "just a string"),
+      send("POST", "/Appointment/$book", c.staff.token, [first]),
+      send("PATCH", url, c.staff.token, [null]),
+      send("PATCH", url, c.staff.token, [[{ op: "replace" }]]),
+      send("PATCH", url, c.staff.token, [{ op: "replace", path: "/status", value: "arrived" }], {
+        "if-match": 'W/"999999999999999"',
+      }),
     ];
-    for (const response of await Promise.all(bad)) outcomeOf(response, 400, "VALIDATION_FAILED");
+    for (const response of await Promise.all(bad)) {
+      const outcome = outcomeOf(response, 400, "VALIDATION_FAILED");
+      expect(response.headers["content-type"]).toBe("application/fhir+json; charset=utf-8");
+      expect(outcome.issue[0]?.diagnostics).not.toMatch(/internal error/);
+    }
     const read = appointmentOf(await send("GET", url, c.staff.token));
     expect(read.meta?.versionId).toBe(version);
     expect(read.status).toBe("booked");

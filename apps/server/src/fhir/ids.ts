@@ -1,16 +1,20 @@
 // FHIR resource ids that name their clinic (docs/fhir.md#which-clinic). A FHIR id is at most 64
 // characters of [A-Za-z0-9-.], so two UUIDs are written as 64 hex digits, and a Slot (clinic,
 // provider, service, start) as 48 bytes in a base64 alphabet of those characters.
-import { DomainError } from "@clinic/api";
+import { z } from "zod";
+import { invalid, quoted } from "./input.ts";
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const hexPattern = /^[0-9a-f]{32}$/;
+/** The procedures' own check (RFC 9562 versions and variant): an id it refuses is none of ours. */
+const procedureUuid = z.uuid();
 
 const hexOf = (uuid: string): string => uuid.replaceAll("-", "");
 const uuidOf = (hex: string): string =>
   `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 
-export const isUuid = (value: string): boolean => uuidPattern.test(value);
+/** A UUID in canonical lower-case form that the procedures accept as an id. */
+export const isUuid = (value: string): boolean => uuidPattern.test(value) && procedureUuid.safeParse(value).success;
 
 /** An id of a resource of one clinic: the clinic's and the resource's UUIDs as 64 hex digits. */
 export function pairId(clinicId: string, localId: string): string {
@@ -22,7 +26,8 @@ export function parsePairId(id: string): { clinicId: string; localId: string } |
   const clinic = id.slice(0, 32);
   const local = id.slice(32);
   if (id.length !== 64 || !hexPattern.test(clinic) || !hexPattern.test(local)) return undefined;
-  return { clinicId: uuidOf(clinic), localId: uuidOf(local) };
+  const pair = { clinicId: uuidOf(clinic), localId: uuidOf(local) };
+  return isUuid(pair.clinicId) && isUuid(pair.localId) ? pair : undefined;
 }
 
 function encode(bytes: Buffer): string {
@@ -63,24 +68,27 @@ export function slotId(clinicId: string, providerId: string, serviceId: string, 
 export function parseSlotId(id: string): SlotKey | undefined {
   if (id.length !== 64) return undefined;
   const bytes = decode(id);
-  if (bytes?.length !== 48) return undefined;
-  return {
+  if (bytes?.length !== 48 || encode(bytes) !== id) return undefined;
+  const key = {
     clinicId: uuidOf(bytes.subarray(0, 16).toString("hex")),
     providerId: uuidOf(bytes.subarray(16, 32).toString("hex")),
     servicePrefix: bytes.subarray(32, 44).toString("hex"),
     start: new Date(bytes.readUInt32BE(44) * 60_000),
   };
+  return isUuid(key.clinicId) && isUuid(key.providerId) ? key : undefined;
 }
 
-/** The id in a reference `Type/id` (or a bare id), refusing any other type: 400. */
+/**
+ * The id in a reference `Type/id`, `[base]/Type/id[/_history/version]` or a bare id, refusing
+ * any other type: 400.
+ */
 export function referenceId(value: string, types: readonly string[], parameter: string): string {
-  const slash = value.lastIndexOf("/");
-  const type = slash < 0 ? undefined : value.slice(0, slash).split("/").pop();
-  const id = slash < 0 ? value : value.slice(slash + 1);
+  const path = value.replace(/\/_history\/[^/]*$/, "");
+  const slash = path.lastIndexOf("/");
+  const type = slash < 0 ? undefined : path.slice(0, slash).split("/").pop();
+  const id = slash < 0 ? path : path.slice(slash + 1);
   if ((type !== undefined && !types.includes(type)) || !/^[A-Za-z0-9\-.]{1,64}$/.test(id)) {
-    throw new DomainError("VALIDATION_FAILED", `${parameter}: not a reference to ${types.join(" or ")}: ${value}`, {
-      errors: [{ path: parameter, message: `must be a reference to ${types.join(" or ")}` }],
-    });
+    throw invalid(parameter, `must be a reference to ${types.join(" or ")} (got ${quoted(value)})`);
   }
   return id;
 }

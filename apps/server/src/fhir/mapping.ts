@@ -24,6 +24,8 @@ export type AvailableSlot = Outputs["availability"]["get"]["slots"][number];
 
 /** The code system of our services (HealthcareService.type, Schedule/Slot/Appointment.serviceType). */
 export const serviceSystem = "urn:clinic-scheduling:service";
+/** The identifier system of an Appointment's /v1 id (CONTRACT §16 v1.3). */
+export const appointmentIdentifierSystem = "urn:clinic-scheduling:appointment";
 export const heldUntilExtension = "urn:clinic-scheduling:fhir:StructureDefinition/held-until";
 export const timezoneExtension = "urn:clinic-scheduling:fhir:StructureDefinition/timezone";
 
@@ -178,6 +180,7 @@ export function toAppointment(appointment: AppointmentView): Appointment {
     ...(appointment.held_until
       ? { extension: [{ url: heldUntilExtension, valueInstant: appointment.held_until.toISOString() }] }
       : {}),
+    identifier: [{ system: appointmentIdentifierSystem, value: appointment.id }],
     status: fhirStatusOf[appointment.status],
     ...(appointment.status === "canceled" ? { cancelationReason: { text: cancelReasonOf(appointment) } } : {}),
     serviceType: [
@@ -197,6 +200,31 @@ export function toAppointment(appointment: AppointmentView): Appointment {
       ...(patient ? [{ ...patient, status: "accepted" as const }] : []),
     ],
   };
+}
+
+/**
+ * A proposed Appointment ($find's answer, CONTRACT §16): what booking this free Slot would make.
+ * Its id is the Slot's (which names clinic, provider, service and start), so that
+ * `appointment-reference` can point at it; nothing is stored.
+ */
+export function toProposedAppointment(clinic: ClinicView, slot: Slot, at: Date): Appointment {
+  const content: Appointment = {
+    resourceType: "Appointment",
+    ...(slot.id ? { id: slot.id } : {}),
+    status: "proposed",
+    ...(slot.serviceType ? { serviceType: slot.serviceType } : {}),
+    start: slot.start,
+    end: slot.end,
+    slot: [{ reference: `Slot/${slot.id ?? ""}` }],
+    participant: [
+      {
+        actor: { reference: `Practitioner/${slot.schedule.reference?.split("/")[1] ?? ""}` },
+        status: "needs-action",
+      },
+      { actor: locationRef(clinic), status: "needs-action" },
+    ],
+  };
+  return { ...content, meta: contentMeta(content, at) };
 }
 
 function cancelReasonOf(appointment: AppointmentView): string {

@@ -1,37 +1,48 @@
 // Appointment writes of the facade (docs/fhir.md#operations): $find, $hold, $book and PATCH of
 // status, each mapped onto the procedures /v1 uses (availability.get, appointments.hold, book
-// with hold_id, setStatus, cancel), so every booking rule and guarantee is theirs.
-import type { Appointment, Bundle, Parameters, ParametersParameter } from "fhir/r4.js";
+// with hold_id, setStatus, cancel), so every booking rule and guarantee is theirs. Every body is
+// read through input.ts's schemas first: a wrong shape is a 400 naming the element.
+import type { Appointment, Bundle } from "fhir/r4.js";
 import { DomainError } from "@clinic/api";
+import { appointmentView } from "./appointments.ts";
 import { isUuid, parsePairId, parseSlotId, referenceId } from "./ids.ts";
-import { type AppointmentView, contentMeta, ourStatusOf, serviceSystem, toAppointment } from "./mapping.ts";
-import { type Caller, allServices, invalid, slotsOf } from "./resources.ts";
+import {
+  type AppointmentInput,
+  type ParameterPart,
+  type ParametersInput,
+  appointmentInput,
+  invalid,
+  parametersInput,
+  parseInput,
+} from "./input.ts";
+import { type AppointmentView, ourStatusOf, serviceSystem, toAppointment, toProposedAppointment } from "./mapping.ts";
+import { inServedYears } from "./params.ts";
+import type { Caller } from "./scope.ts";
+import { allServices, serviceOfPrefix, slotsOf } from "./slots.ts";
 
-/** A body that must be a FHIR resource of one of the given types. */
-export function resourceBody<T extends string>(
-  body: unknown,
-  types: readonly T[],
-): Record<string, unknown> & { resourceType: T } {
-  if (typeof body !== "object" || body === null || Array.isArray(body) || !("resourceType" in body)) {
-    throw invalid("(body)", `must be a FHIR resource: ${types.join(" or ")}`);
-  }
-  const type = body.resourceType;
-  if (typeof type !== "string" || !types.includes(type as T)) {
-    throw invalid("resourceType", `must be ${types.join(" or ")}`);
-  }
-  return body as Record<string, unknown> & { resourceType: T };
+/** The resource type of a body, or 400 when it is not a FHIR resource of one of the given types. */
+function resourceTypeOf<T extends string>(body: unknown, types: readonly T[]): T {
+  const type =
+    typeof body === "object" && body !== null && !Array.isArray(body) && "resourceType" in body
+      ? body.resourceType
+      : undefined;
+  if (type === undefined) throw invalid("(body)", `must be a FHIR resource: ${types.join(" or ")}`);
+  const known = types.find((t) => t === type);
+  if (known === undefined) throw invalid("resourceType", `must be ${types.join(" or ")}`);
+  return known;
 }
 
-function partsOf(parameters: Parameters, name: string): ParametersParameter[] {
+function partsOf(parameters: ParametersInput, name: string): ParameterPart[] {
   return (parameters.parameter ?? []).filter((p) => p.name === name);
 }
 
 /** The one value of a part as text (dates, strings, codes, a Coding's or CodeableConcept's code, a reference). */
-function partText(parameters: Parameters, name: string): string | undefined {
+function partText(parameters: ParametersInput, name: string): string | undefined {
   const parts = partsOf(parameters, name);
   if (parts.length > 1) throw invalid(name, "given more than once");
   const part = parts[0];
   if (!part) return undefined;
+  const integer = part.valueInteger ?? part.valueUnsignedInt ?? part.valuePositiveInt;
   const value =
     part.valueDateTime ??
     part.valueInstant ??
@@ -42,12 +53,12 @@ function partText(parameters: Parameters, name: string): string | undefined {
     part.valueReference?.reference ??
     part.valueCoding?.code ??
     part.valueCodeableConcept?.coding?.[0]?.code ??
-    (part.valueInteger === undefined ? undefined : String(part.valueInteger));
+    (integer === undefined ? undefined : String(integer));
   if (value === undefined) throw invalid(name, "has no value of a supported type");
   return value;
 }
 
-function required(parameters: Parameters, name: string): string {
+function required(parameters: ParametersInput, name: string): string {
   const value = partText(parameters, name);
   if (value === undefined) throw invalid(name, "is required");
   return value;
@@ -55,7 +66,9 @@ function required(parameters: Parameters, name: string): string {
 
 function instantOf(value: string, name: string): Date {
   const at = /(?:Z|[+-]\d{2}:\d{2})$/.test(value) && /T/.test(value) ? new Date(value) : undefined;
-  if (!at || Number.isNaN(at.getTime())) throw invalid(name, "must be an instant with a time zone offset");
+  if (!at || Number.isNaN(at.getTime()) || !inServedYears(at)) {
+    throw invalid(name, "must be an instant with a time zone offset");
+  }
   return at;
 }
 
@@ -65,12 +78,27 @@ function serviceCode(value: string, name: string): string {
   return code;
 }
 
+/** A searchset Bundle of the Appointments an operation answers. */
+export function appointmentBundle(base: string, appointments: readonly Appointment[]): Bundle {
+  return {
+    resourceType: "Bundle",
+    type: "searchset",
+    total: appointments.length,
+    entry: appointments.map((resource) => ({
+      ...(resource.id ? { fullUrl: `${base}/Appointment/${resource.id}` } : {}),
+      resource,
+      search: { mode: "match" as const },
+    })),
+  };
+}
+
 /**
  * $find: proposed Appointments, one per free slot of the service between start and end, in the
  * clinic named by `location`, `practitioner` or `clinic`.
  */
-export async function findAppointments(caller: Caller, body: unknown, now: Date): Promise<Bundle> {
-  const parameters = resourceBody(body, ["Parameters"]) as unknown as Parameters;
+export async function findAppointments(caller: Caller, body: unknown, now: Date): Promise<Appointment[]> {
+  resourceTypeOf(body, ["Parameters"]);
+  const parameters = parseInput(parametersInput, body, "Parameters");
   const start = instantOf(required(parameters, "start"), "start");
   const end = instantOf(required(parameters, "end"), "end");
   if (end <= start) throw invalid("end", "must be after start");
@@ -87,10 +115,12 @@ export async function findAppointments(caller: Caller, body: unknown, now: Date)
   const location = locationText === undefined ? undefined : referenceId(locationText, ["Location"], "location");
   if (location !== undefined && !isUuid(location)) throw invalid("location", "not a clinic's id");
   const clinicText = partText(parameters, "clinic");
+  if (clinicText !== undefined && !isUuid(clinicText)) throw invalid("clinic", "must be a clinic id");
   const clinics = new Set([practitioner?.clinicId, location, clinicText].filter((c): c is string => c !== undefined));
-  if (clinics.size !== 1) throw invalid("location", "name one clinic: location, practitioner or clinic");
   const [clinicId] = [...clinics];
-  if (clinicId === undefined || !isUuid(clinicId)) throw invalid("clinic", "must be a clinic id");
+  if (clinics.size !== 1 || clinicId === undefined) {
+    throw invalid("location", "name one clinic: location, practitioner or clinic");
+  }
   const countText = partText(parameters, "_count");
   const count = countText === undefined ? 100 : Number(countText);
   if (!Number.isInteger(count) || count < 0 || count > 500) throw invalid("_count", "must be a whole number 0–500");
@@ -108,59 +138,79 @@ export async function findAppointments(caller: Caller, body: unknown, now: Date)
     { from: start, to: end, ...(practitioner ? { providerId: practitioner.localId } : {}) },
     now,
   );
-  const proposed = slots.slice(0, count).map((slot) => {
-    const content: Appointment = {
-      resourceType: "Appointment",
-      status: "proposed",
-      ...(slot.serviceType ? { serviceType: slot.serviceType } : {}),
-      start: slot.start,
-      end: slot.end,
-      slot: [{ reference: `Slot/${slot.id ?? ""}` }],
-      participant: [
-        {
-          actor: { reference: `Practitioner/${slot.schedule.reference?.split("/")[1] ?? ""}` },
-          status: "needs-action",
-        },
-        { actor: { reference: `Location/${clinic.id}`, display: clinic.name }, status: "needs-action" },
-      ],
-    };
-    return { ...content, meta: contentMeta(content, now) };
-  });
-  return {
-    resourceType: "Bundle",
-    type: "searchset",
-    total: proposed.length,
-    entry: proposed.map((resource) => ({ resource, search: { mode: "match" as const } })),
-  };
+  return slots.slice(0, count).map((slot) => toProposedAppointment(clinic, slot, now));
 }
 
-/** The Appointment of a $hold or $book: the body itself, or the `appointment` part of Parameters. */
-function appointmentOf(body: unknown): Appointment {
-  const resource = resourceBody(body, ["Appointment", "Parameters"]);
-  if (resource.resourceType === "Appointment") return resource as unknown as Appointment;
-  const parts = partsOf(resource as unknown as Parameters, "appointment");
-  const inner = parts[0]?.resource;
-  if (parts.length !== 1 || inner?.resourceType !== "Appointment") {
-    throw invalid("appointment", "Parameters need one part `appointment` with an Appointment resource");
+/** The names of the part that carries the Appointment itself (IHE ITI-116/117; Argonaut's `appt-resource`; ours of v1.2). */
+const resourceParts = ["appointment-resource", "appt-resource", "appointment"] as const;
+
+/**
+ * The Appointment a $hold or $book is about, and how it was asked: the body itself or the v1.2
+ * `appointment` part ("resource": answered with the Appointment, as in v1.2), or IHE's
+ * `appointment-resource` (Argonaut: `appt-resource`) or `appointment-reference` ("ihe":
+ * answered with a Bundle). A reference is read: a proposed Appointment's id is its Slot's; a
+ * held one's is read as GET /Appointment/{id} reads it.
+ */
+async function appointmentOf(
+  caller: Caller,
+  body: unknown,
+): Promise<{ appointment: AppointmentInput; form: "resource" | "ihe"; parameters?: ParametersInput }> {
+  if (resourceTypeOf(body, ["Appointment", "Parameters"]) === "Appointment") {
+    return { appointment: parseInput(appointmentInput, body, "Appointment"), form: "resource" };
   }
-  return inner;
+  const parameters = parseInput(parametersInput, body, "Parameters");
+  const given = [...resourceParts, "appointment-reference"].filter((name) => partsOf(parameters, name).length > 0);
+  const [name] = given;
+  if (given.length !== 1 || name === undefined || partsOf(parameters, name).length !== 1) {
+    throw invalid(
+      "appointment-reference",
+      "Parameters need exactly one appointment-reference, appointment-resource (or appt-resource) part",
+    );
+  }
+  if (name === "appointment-reference") {
+    const reference = required(parameters, name);
+    return { appointment: await referencedAppointment(caller, reference), form: "ihe", parameters };
+  }
+  const inner = partsOf(parameters, name)[0]?.resource;
+  if (inner === undefined) throw invalid(name, "must hold the Appointment as its resource");
+  const appointment = parseInput(appointmentInput, inner, `Parameters.parameter[${name}].resource`);
+  return { appointment, form: name === "appointment" ? "resource" : "ihe", parameters };
+}
+
+/** The Appointment an `appointment-reference` names, as the operations read it. */
+async function referencedAppointment(caller: Caller, reference: string): Promise<AppointmentInput> {
+  const id = referenceId(reference, ["Appointment"], "appointment-reference");
+  const pair = parsePairId(id);
+  if (pair) return appointmentInputOf(toAppointment(await appointmentView(caller, pair)));
+  if (!parseSlotId(id)) throw invalid("appointment-reference", "not an Appointment of this server");
+  // A proposal is its Slot: what $hold and $book read of it is that one reference.
+  return { resourceType: "Appointment", id, status: "proposed", slot: [{ reference: `Slot/${id}` }] };
+}
+
+function appointmentInputOf(appointment: Appointment): AppointmentInput {
+  return parseInput(appointmentInput, appointment, "Appointment");
 }
 
 /** What a proposed Appointment asks for: its Slot names the clinic, provider, service and start. */
-async function targetOf(caller: Caller, appointment: Appointment) {
+async function targetOf(caller: Caller, appointment: AppointmentInput) {
   const slots = appointment.slot ?? [];
   const reference = slots[0]?.reference;
   if (slots.length !== 1 || reference === undefined) throw invalid("slot", "a proposed Appointment needs one slot");
   const key = parseSlotId(referenceId(reference, ["Slot"], "slot"));
-  if (!key) throw invalid("slot", `not a slot of this server: ${reference}`);
+  if (!key || !inServedYears(key.start)) throw invalid("slot", `not a slot of this server: ${reference.slice(0, 100)}`);
   if (appointment.start !== undefined && instantOf(appointment.start, "start").getTime() !== key.start.getTime()) {
     throw invalid("start", "differs from the slot's start");
   }
   const services = await allServices(caller, key.clinicId, false);
-  const matching = services.filter((s) => s.id.replaceAll("-", "").startsWith(key.servicePrefix));
-  const [service] = matching;
-  if (!service || matching.length > 1) throw new DomainError("NOT_FOUND", `${reference} not found`);
+  const service = serviceOfPrefix(services, key.servicePrefix);
+  if (!service) throw new DomainError("NOT_FOUND", `${reference.slice(0, 100)} not found`);
   return { clinicId: key.clinicId, providerId: key.providerId, serviceId: service.id, start: key.start };
+}
+
+/** An operation's answer: the Appointment, and whether it is to be answered as a Bundle (IHE's parts). */
+export interface OperationAnswer {
+  appointment: Appointment;
+  asBundle: boolean;
 }
 
 /** $hold: a proposed Appointment becomes our hold (FHIR status pending, held_until as an extension). */
@@ -168,8 +218,8 @@ export async function holdAppointment(
   caller: Caller,
   body: unknown,
   idempotencyKey: string | undefined,
-): Promise<Appointment> {
-  const appointment = appointmentOf(body);
+): Promise<OperationAnswer> {
+  const { appointment, form } = await appointmentOf(caller, body);
   if (appointment.status !== "proposed") throw invalid("status", "$hold takes a proposed Appointment");
   const target = await targetOf(caller, appointment);
   const held = await caller.appointments.hold({
@@ -179,23 +229,49 @@ export async function holdAppointment(
     provider_id: target.providerId,
     ...(idempotencyKey === undefined ? {} : { idempotency_key: idempotencyKey }),
   });
-  return toAppointment(held);
+  return { appointment: toAppointment(held), asBundle: form === "ihe" };
 }
 
-/** The patient of a booking: a `Patient/{user id}` participant and/or a display name. */
-function patientOf(appointment: Appointment): { name: string; userId?: string } {
-  for (const participant of appointment.participant) {
-    const actor = participant.actor;
-    const reference = actor?.reference;
-    if (reference?.startsWith("Patient/")) {
-      const id = referenceId(reference, ["Patient"], "participant");
-      if (!isUuid(id)) throw invalid("participant", "not a patient id of this server");
-      if (!actor?.display) throw invalid("participant", "the patient's display (their name) is required");
-      return { name: actor.display, userId: id };
-    }
-    if (reference === undefined && actor?.display) return { name: actor.display };
+/** A patient named by a reference and/or display: `Patient/{user id}` needs the display (their name). */
+function patientOfActor(actor: { reference?: string | undefined; display?: string | undefined }, path: string) {
+  if (actor.reference !== undefined) {
+    const id = referenceId(actor.reference, ["Patient"], path);
+    if (!isUuid(id)) throw invalid(path, "not a patient id of this server");
+    if (!actor.display) throw invalid(path, "the patient's display (their name) is required");
+    return { name: actor.display, userId: id };
   }
-  throw invalid("participant", "the patient is required: a Patient reference with a display, or a display");
+  return actor.display ? { name: actor.display } : undefined;
+}
+
+/**
+ * The patient of a booking: a `patient` part of the Parameters (a Reference with display, or a
+ * string: their name) when there is one, else the Appointment's `Patient/{user id}` participant
+ * and/or a participant's display (a reference read by `appointment-reference` has no patient).
+ */
+function patientOf(appointment: AppointmentInput, parameters: ParametersInput | undefined) {
+  const parts = parameters === undefined ? [] : partsOf(parameters, "patient");
+  if (parts.length > 1) throw invalid("patient", "given more than once");
+  const [part] = parts;
+  if (part !== undefined) {
+    const patient = part.valueReference
+      ? patientOfActor(part.valueReference, "patient")
+      : part.valueString
+        ? { name: part.valueString }
+        : undefined;
+    if (!patient) throw invalid("patient", "must be a Reference to Patient/{user id} with a display, or a name");
+    return patient;
+  }
+  for (const participant of appointment.participant ?? []) {
+    const actor = participant.actor;
+    if (actor === undefined) continue;
+    if (actor.reference !== undefined && !actor.reference.startsWith("Patient/")) continue;
+    const patient = patientOfActor(actor, "participant");
+    if (patient) return patient;
+  }
+  throw invalid(
+    "participant",
+    "the patient is required: a participant with a Patient reference and display, or a display (or a patient part)",
+  );
 }
 
 /** $book: a proposed Appointment (booked now) or a held one (its hold becomes the booking). */
@@ -203,9 +279,13 @@ export async function bookAppointment(
   caller: Caller,
   body: unknown,
   idempotencyKey: string | undefined,
-): Promise<Appointment> {
-  const appointment = appointmentOf(body);
-  const patient = patientOf(appointment);
+): Promise<OperationAnswer> {
+  const { appointment, form, parameters } = await appointmentOf(caller, body);
+  const asBundle = form === "ihe";
+  if (appointment.status !== "pending" && appointment.status !== "proposed") {
+    throw invalid("status", "$book takes a proposed or a held (pending) Appointment");
+  }
+  const patient = patientOf(appointment, parameters);
   const notes = appointment.comment === undefined ? {} : { notes: appointment.comment };
   const who = { patient: { name: patient.name }, ...(patient.userId ? { patient_user_id: patient.userId } : {}) };
   const key = idempotencyKey === undefined ? {} : { idempotency_key: idempotencyKey };
@@ -226,10 +306,8 @@ export async function bookAppointment(
       ...notes,
       ...key,
     });
-    return toAppointment(booked);
+    return { appointment: toAppointment(booked), asBundle };
   }
-  if (appointment.status !== "proposed")
-    throw invalid("status", "$book takes a proposed or a held (pending) Appointment");
   const target = await targetOf(caller, appointment);
   const booked = await caller.appointments.book({
     clinic_id: target.clinicId,
@@ -240,15 +318,17 @@ export async function bookAppointment(
     ...notes,
     ...key,
   });
-  return toAppointment(booked);
+  return { appointment: toAppointment(booked), asBundle };
 }
 
 /** The version an If-Match names (`W/"<versionId>"`, `"<versionId>"` or bare), as our updated_at. */
 function ifMatchOf(header: string | undefined): Date | undefined {
   if (header === undefined) return undefined;
   const match = /^(?:W\/)?"?(\d{1,15})"?$/.exec(header.trim());
-  if (!match?.[1]) throw invalid("If-Match", 'must be the ETag of a read: W/"<versionId>"');
-  return new Date(Number(match[1]));
+  const version = match?.[1] === undefined ? undefined : new Date(Number(match[1]));
+  // A version outside the years we store is none of our ETags (and no instant the database takes).
+  if (!version || !inServedYears(version)) throw invalid("If-Match", 'must be the ETag of a read: W/"<versionId>"');
+  return version;
 }
 
 const stale = (current: AppointmentView) =>
@@ -270,7 +350,7 @@ export async function patchAppointment(
   if (!Array.isArray(body) || body.length === 0) throw invalid("(body)", "must be a JSON Patch array");
   let target: string | undefined;
   for (const [index, op] of (body as unknown[]).entries()) {
-    const entry = typeof op === "object" && op !== null ? (op as Record<string, unknown>) : {};
+    const entry: Record<string, unknown> = typeof op === "object" && op !== null && !Array.isArray(op) ? { ...op } : {};
     if (entry.path !== "/status" || (entry.op !== "replace" && entry.op !== "add") || typeof entry.value !== "string") {
       throw invalid(`${index}`, "only { op: replace, path: /status, value: <status> } is supported");
     }
@@ -278,9 +358,9 @@ export async function patchAppointment(
   }
   const status = target === undefined ? undefined : ourStatusOf(target);
   if (!status || status === "held")
-    throw invalid("/status", `not a status an appointment can be changed to: ${target ?? ""}`);
+    throw invalid("/status", `not a status an appointment can be changed to: ${(target ?? "").slice(0, 40)}`);
   const pair = parsePairId(id);
-  if (!pair) throw new DomainError("NOT_FOUND", `Appointment/${id} not found`);
+  if (!pair) throw new DomainError("NOT_FOUND", `Appointment/${id.slice(0, 100)} not found`);
   const ifMatch = ifMatchOf(ifMatchHeader);
   const ref = { clinic_id: pair.clinicId, id: pair.localId };
   if (status === "canceled") {

@@ -3,15 +3,26 @@
 // the database: authorization, clinic scoping and every rule stay the procedures'.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { getHTTPStatusCodeFromError } from "@trpc/server/http";
-import type { Appointment, Bundle, CapabilityStatement, OperationOutcome } from "fhir/r4.js";
+import type { Appointment, Bundle, CapabilityStatement } from "fhir/r4.js";
 import { type Context, DomainError, toDomainError } from "@clinic/api";
-import { bookAppointment, findAppointments, holdAppointment, patchAppointment } from "./operations.ts";
-import { type Params, commonParams, createCaller, invalid, resources, single } from "./resources.ts";
+import { invalid } from "./input.ts";
+import {
+  type OperationAnswer,
+  appointmentBundle,
+  bookAppointment,
+  findAppointments,
+  holdAppointment,
+  patchAppointment,
+} from "./operations.ts";
+import { diagnosticsOf, fhirContentType, sendOutcome } from "./outcome.ts";
+import { type Params, countOf, single } from "./params.ts";
+import { commonParams, resources } from "./resources.ts";
+import { createCaller } from "./scope.ts";
 
 /** The Appointment operations served (routes and CapabilityStatement alike). */
 const appointmentOperations = ["find", "hold", "book"] as const;
 
-export const fhirContentType = "application/fhir+json; charset=utf-8";
+export { fhirContentType };
 const fhirVersion = "4.0.1";
 
 export interface FhirOptions {
@@ -71,28 +82,6 @@ export function capabilityStatement(baseUrl: string, at: Date): CapabilityStatem
   };
 }
 
-/** FHIR issue type of an HTTP status. */
-function issueCodeOf(status: number): OperationOutcome["issue"][number]["code"] {
-  if (status === 400) return "invalid";
-  if (status === 401) return "login";
-  if (status === 403) return "forbidden";
-  if (status === 404) return "not-found";
-  if (status === 409 || status === 412) return "conflict";
-  if (status === 422) return "business-rule";
-  if (status === 429) return "throttled";
-  return status >= 500 ? "exception" : "processing";
-}
-
-/** An OperationOutcome carrying our §2 code in issue[].details.text. */
-export function operationOutcome(status: number, code: string, diagnostics: string): OperationOutcome {
-  return {
-    resourceType: "OperationOutcome",
-    issue: [
-      { severity: status >= 500 ? "fatal" : "error", code: issueCodeOf(status), details: { text: code }, diagnostics },
-    ],
-  };
-}
-
 function paramsOf(request: FastifyRequest): Params {
   const query = (request.query ?? {}) as Record<string, unknown>;
   const params: Params = {};
@@ -103,21 +92,20 @@ function paramsOf(request: FastifyRequest): Params {
   return params;
 }
 
-function countOf(params: Params, name: string, fallback: number, max: number): number {
-  const value = single(params, name);
-  if (value === undefined) return fallback;
-  if (!/^\d+$/.test(value) || Number(value) > max) throw invalid(name, `must be a whole number 0–${max}`);
-  return Number(value);
-}
-
 function send(reply: FastifyReply, status: number, body: unknown) {
   return reply.code(status).type(fhirContentType).send(body);
+}
+
+/** The seconds a RATE_LIMITED answer asks the client to wait, as /v1 tells them (Retry-After). */
+function retryAfterOf(error: DomainError): number | undefined {
+  const seconds = error.domainCode === "RATE_LIMITED" ? error.extra?.retry_after_s : undefined;
+  return typeof seconds === "number" ? seconds : undefined;
 }
 
 /** Registers /fhir/R4 (under the prefix the caller gives) with its own error and 404 answers. */
 export function fhirRoutes(app: FastifyInstance, options: FhirOptions): Promise<void> {
   const now = options.now ?? (() => new Date());
-  const baseOf = (request: FastifyRequest) => `${request.protocol}://${request.host}/fhir/R4`;
+  const baseOf = (request: FastifyRequest) => `${request.protocol}://${request.host}${app.prefix}`;
 
   app.setErrorHandler(async (error: unknown, request, reply) => {
     const status =
@@ -125,27 +113,45 @@ export function fhirRoutes(app: FastifyInstance, options: FhirOptions): Promise<
         ? error.statusCode
         : undefined;
     const fastifyCode = typeof error === "object" && error !== null && "code" in error ? String(error.code) : "";
-    if (status === 429) return send(reply, 429, operationOutcome(429, "RATE_LIMITED", "rate limit exceeded"));
+    if (status === 429) return sendOutcome(reply, 429, "RATE_LIMITED", "rate limit exceeded");
     if (status !== undefined && status >= 400 && status < 500 && fastifyCode.startsWith("FST_")) {
       const message = error instanceof Error ? error.message : "bad request";
-      return send(reply, status, operationOutcome(status, "VALIDATION_FAILED", message));
+      return sendOutcome(reply, status, "VALIDATION_FAILED", message);
     }
     const domain = error instanceof DomainError ? error : toDomainError(error);
     if (domain.domainCode === "UNAVAILABLE") options.onUnavailable?.(domain);
     const httpStatus = getHTTPStatusCodeFromError(domain);
     if (httpStatus >= 500) request.log.error({ err: error, code: domain.domainCode }, "fhir request failed");
+    if (httpStatus === 401) void reply.header("www-authenticate", 'Bearer realm="fhir"');
+    const retryAfter = retryAfterOf(domain);
+    if (retryAfter !== undefined) void reply.header("retry-after", String(retryAfter));
     const diagnostics =
       httpStatus >= 500 && domain.domainCode === "INTERNAL"
         ? `internal error; request id ${request.id}`
-        : [domain.message, ...(domain.errors ?? []).map((e) => `${e.path}: ${e.message}`)].join("; ");
-    return send(reply, httpStatus, operationOutcome(httpStatus, domain.domainCode, diagnostics));
+        : diagnosticsOf(domain.message, domain.errors);
+    return sendOutcome(reply, httpStatus, domain.domainCode, diagnostics);
+  });
+
+  // Authentication is judged before anything else (§16 v1.3): without a valid token every
+  // request but metadata is 401, whatever its parameters, body or path (unknown routes too).
+  const metadataPath = `${app.prefix}/metadata`;
+  app.addHook("onRequest", async (request) => {
+    if ((request.url.split("?")[0] ?? "") === metadataPath) return;
+    const context = await options.createContext(request);
+    if (!context.user) {
+      throw new DomainError(
+        "UNAUTHENTICATED",
+        context.authError ?? "authentication required: send Authorization: Bearer <JWT> (or the access_token cookie)",
+      );
+    }
   });
 
   app.setNotFoundHandler((request, reply) =>
-    send(
+    sendOutcome(
       reply,
       404,
-      operationOutcome(404, "NOT_FOUND", `no route ${request.method} ${request.url.split("?")[0] ?? ""}`),
+      "NOT_FOUND",
+      `no route ${request.method} ${(request.url.split("?")[0] ?? "").slice(0, 200)}`,
     ),
   );
 
@@ -171,18 +177,29 @@ export function fhirRoutes(app: FastifyInstance, options: FhirOptions): Promise<
       .header("location", `${baseOf(request)}/Appointment/${resource.id ?? ""}/_history/${version}`);
     return send(reply, status, resource);
   };
+  /** $hold and $book: the Appointment (its body or v1.2's `appointment` part), or a Bundle of it (IHE's parts). */
+  const sendOperation = (request: FastifyRequest, reply: FastifyReply, status: number, answer: OperationAnswer) => {
+    if (!answer.asBundle) return sendAppointment(request, reply, status, answer.appointment);
+    const version = answer.appointment.meta?.versionId ?? "";
+    void reply.header("location", `${baseOf(request)}/Appointment/${answer.appointment.id ?? ""}/_history/${version}`);
+    return send(reply, status, appointmentBundle(baseOf(request), [answer.appointment]));
+  };
   const operationHandlers = {
     find: async (request, reply) =>
-      send(reply, 200, await findAppointments(await callerOf(request), request.body, now())),
+      send(
+        reply,
+        200,
+        appointmentBundle(baseOf(request), await findAppointments(await callerOf(request), request.body, now())),
+      ),
     hold: async (request, reply) =>
-      sendAppointment(
+      sendOperation(
         request,
         reply,
         201,
         await holdAppointment(await callerOf(request), request.body, header(request, "idempotency-key")),
       ),
     book: async (request, reply) =>
-      sendAppointment(
+      sendOperation(
         request,
         reply,
         200,
@@ -209,8 +226,7 @@ export function fhirRoutes(app: FastifyInstance, options: FhirOptions): Promise<
   for (const [type, def] of Object.entries(resources)) {
     app.get(`/${type}/:id`, async (request, reply) => {
       const { id } = request.params as { id: string };
-      const caller = createCaller(await options.createContext(request));
-      const resource = await def.read(caller, id, now());
+      const resource = await def.read(await callerOf(request), id, now());
       const version = resource.meta?.versionId;
       if (version) void reply.header("etag", `W/"${version}"`);
       if (resource.meta?.lastUpdated)
@@ -223,7 +239,8 @@ export function fhirRoutes(app: FastifyInstance, options: FhirOptions): Promise<
       const allowed = new Set([...Object.keys(def.search), ...commonParams]);
       const unknown = Object.keys(params).filter((name) => !allowed.has(name));
       if (unknown.length > 0) {
-        throw invalid(unknown.join(", "), `unknown search parameter of ${type}; see /fhir/R4/metadata`);
+        const names = unknown.map((name) => name.slice(0, 40)).join(", ");
+        throw invalid(names, `unknown search parameter of ${type}; see ${app.prefix}/metadata`);
       }
       const format = single(params, "_format");
       if (format !== undefined && !["json", "application/fhir+json", "application/json"].includes(format)) {
@@ -231,8 +248,7 @@ export function fhirRoutes(app: FastifyInstance, options: FhirOptions): Promise<
       }
       const count = countOf(params, "_count", 50, 500);
       const offset = countOf(params, "_offset", 0, Number.MAX_SAFE_INTEGER);
-      const caller = createCaller(await options.createContext(request));
-      const all = await def.searchAll({ caller, params, now: now() });
+      const all = await def.searchAll({ caller: await callerOf(request), params, now: now() });
       const page = all.slice(offset, offset + count);
       const base = baseOf(request);
       const linkFor = (at: number) => {

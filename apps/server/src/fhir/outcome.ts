@@ -1,0 +1,73 @@
+// Every answer of the facade that is an error: an OperationOutcome (CONTRACT §16) with our §2 code
+// in issue[0].details.text, each problem told once. Also used below the routes (transport.ts), for
+// what Fastify's router refuses before a /fhir/R4 route is found (a malformed %-encoding).
+import type { FastifyReply } from "fastify";
+import type { OperationOutcome } from "fhir/r4.js";
+import type { FieldError } from "@clinic/api";
+
+export const fhirContentType = "application/fhir+json; charset=utf-8";
+
+/** Where the facade is mounted (apps/server/src/app.ts registers it under this prefix). */
+export const fhirPrefix = "/fhir/R4";
+
+/** True for a request URL under the facade. */
+export function isFhirUrl(url: string): boolean {
+  const path = url.split("?")[0] ?? "";
+  return path === fhirPrefix || path.startsWith(`${fhirPrefix}/`);
+}
+
+/** FHIR issue type of an HTTP status. */
+function issueCodeOf(status: number): OperationOutcome["issue"][number]["code"] {
+  if (status === 400) return "invalid";
+  if (status === 413 || status === 414 || status === 431) return "too-long";
+  if (status === 405 || status === 415) return "not-supported";
+  if (status === 401) return "login";
+  if (status === 403) return "forbidden";
+  if (status === 404) return "not-found";
+  if (status === 409 || status === 412) return "conflict";
+  if (status === 422) return "business-rule";
+  if (status === 429) return "throttled";
+  return status >= 500 ? "exception" : "processing";
+}
+
+/**
+ * The diagnostics of an error: its message and each field error, every text once (a field error
+ * is usually the message itself, `path: message`, which must not be said twice).
+ */
+export function diagnosticsOf(message: string, errors: readonly FieldError[] = []): string {
+  const parts = [message, ...errors.map((e) => `${e.path}: ${e.message}`)].filter((p) => p !== "");
+  return [...new Set(parts)].join("; ");
+}
+
+/**
+ * Text a FHIR string may hold: no control characters but tab and line breaks (R4's string is
+ * `[\r\n\t\u0020-\uFFFF]+`), which diagnostics quoting a request's input could otherwise carry.
+ */
+function fhirString(text: string): string {
+  // eslint-disable-next-line no-control-regex -- finding control characters is the point
+  return text.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, "\uFFFD");
+}
+
+/** An OperationOutcome carrying our §2 code in issue[].details.text. */
+export function operationOutcome(status: number, code: string, text: string): OperationOutcome {
+  const diagnostics = fhirString(text).trim();
+  return {
+    resourceType: "OperationOutcome",
+    issue: [
+      {
+        severity: status >= 500 ? "fatal" : "error",
+        code: issueCodeOf(status),
+        details: { text: code },
+        ...(diagnostics === "" ? {} : { diagnostics }),
+      },
+    ],
+  };
+}
+
+/** Sends an OperationOutcome as the answer. */
+export function sendOutcome(reply: FastifyReply, status: number, code: string, diagnostics: string) {
+  return reply
+    .code(status)
+    .type(fhirContentType)
+    .send(operationOutcome(status, code, diagnostics));
+}
