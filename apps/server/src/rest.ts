@@ -91,7 +91,7 @@ export interface RestOptions {
   ) => Promise<FastAvailabilityAnswer | undefined>;
 }
 
-/** V1 and O3 answers may be cached by the caller, but revalidated every time (contract §17). */
+/** V1, O3 and next-free answers may be cached by the caller, but revalidated every time (contract §17). */
 const availabilityCacheControl = "private, no-cache";
 
 /** Maps every procedure with `meta.rest` to its /v1 route. Errors go to the app's error handler. */
@@ -115,8 +115,8 @@ export const restAdapter = fp(
           const ctx = await options.createContext(request, reply);
           const caller = createCaller(ctx) as unknown as Caller;
           const result = await procedureAt(caller, entry.procedure)(restInput(entry, request));
-          if (fast) {
-            // Not from the fast path (a miss): the tag is the body's own hash.
+          if (fast || entry.rest.revalidate) {
+            // Not from the fast path (a miss, or an answer it does not keep): the tag is the body's own hash.
             const body = JSON.stringify(result);
             const etag = etagOf(body);
             reply.header("cache-control", availabilityCacheControl).header("etag", etag);

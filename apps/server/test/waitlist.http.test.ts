@@ -172,4 +172,39 @@ describe("next free time over REST", () => {
     });
     expect(badAfter.statusCode).toBe(400);
   });
+
+  it("both routes answer an ETag and private, no-cache; 304 for the current tag; booking the first slot changes it (§17)", async () => {
+    const c = await waitClinic();
+    const routes = [
+      { url: `/v1/availability/next?clinic_id=${c.clinicId}&service_id=${c.service}`, token: c.staff.token },
+      { url: `/v1/booking/clinics/${c.clinicId}/availability/next?service_id=${c.service}`, token: c.patient.token },
+    ];
+    const tags: string[] = [];
+    for (const route of routes) {
+      const first = await request(t.app, { method: "GET", ...route });
+      expect(first.statusCode).toBe(200);
+      expect(first.headers["cache-control"]).toBe("private, no-cache");
+      const etag = first.headers.etag ?? "";
+      expect(etag).toMatch(/^"[^"]+"$/);
+      expect(first.json<{ slots: { start: string }[] }>().slots[0]?.start).toBe("2027-03-01T09:00:00.000Z");
+      const again = await request(t.app, { method: "GET", ...route, headers: { "if-none-match": etag } });
+      expect(again.statusCode).toBe(304);
+      expect(again.body).toBe("");
+      expect(again.headers.etag).toBe(etag);
+      tags.push(etag);
+    }
+    const booked = await request(t.app, {
+      method: "POST",
+      url: `/v1/appointments?clinic_id=${c.clinicId}`,
+      token: c.staff.token,
+      body: { service_id: c.service, start: "2027-03-01T09:00:00Z", patient: { name: "Pat" } },
+    });
+    expect(booked.statusCode, booked.body).toBe(201);
+    for (const [i, route] of routes.entries()) {
+      const after = await request(t.app, { method: "GET", ...route, headers: { "if-none-match": tags[i] ?? "" } });
+      expect(after.statusCode).toBe(200);
+      expect(after.headers.etag).not.toBe(tags[i]);
+      expect(after.json<{ slots: { start: string }[] }>().slots[0]?.start).toBe("2027-03-01T09:30:00.000Z");
+    }
+  });
 });

@@ -32,6 +32,12 @@ export interface RestRoute {
    * path when it can (`fastAvailability`), with `ETag` and 304 (docs/performance.md#availability).
    */
   fastAvailability?: "member" | "online";
+  /**
+   * An answer the caller may keep but must revalidate (§17): `ETag` (the answer's hash),
+   * `Cache-Control: private, no-cache`, and 304 for a current `If-None-Match`. Implied by
+   * `fastAvailability`.
+   */
+  revalidate?: true;
 }
 
 export interface Meta {

@@ -42,6 +42,7 @@ export const nextFreeRouter = {
           "The first free slots of a service after an instant (default now), within its horizon (at most 366 days)",
         tags: ["availability"],
         errors: ["NOT_A_PROVIDER", "SERVICE_INACTIVE"],
+        revalidate: true,
       },
     })
     .input(nextInput)
@@ -56,6 +57,7 @@ export const nextFreeRouter = {
         summary: "The first free slots of a service, as GET /v1/availability/next",
         tags: ["online booking"],
         errors: ["NOT_A_PROVIDER", "SERVICE_INACTIVE"],
+        revalidate: true,
       },
     })
     .input(nextInput)
