@@ -7,9 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { FastifyInstance } from "fastify";
 import { Webhook } from "standardwebhooks";
 import { createTokenVerifier } from "@clinic/api";
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { addService, bookableClinic, testSecret } from "@clinic/api/testing";
-import { type DbHandle, webhooks } from "@clinic/db";
+import { type DbHandle, rowsOf, webhooks } from "@clinic/db";
 import { buildApp } from "../src/app.ts";
 import { problemOf, request, useTestApp } from "./helpers.ts";
 
@@ -261,6 +261,84 @@ describe("webhooks over /v1", () => {
           await request(t.app, { method: "GET", url: `/v1/clinics/${c.clinicId}/webhooks`, token: c.staff.token }),
         ),
       ).toMatchObject({ status: 403 });
+    } finally {
+      await receiver.stop();
+    }
+  });
+  it("render an event once: each delivery's body is E1's bytes for it, also when now() has microseconds >= 500", async () => {
+    const c = await bookableClinic(t.handle.db);
+    const service = await addService(t.handle.db, c.clinicId, { providerId: c.provider.id });
+    const receiver = new Receiver([200]);
+    await receiver.start();
+    try {
+      const created = await request(t.app, {
+        method: "POST",
+        url: `/v1/clinics/${c.clinicId}/webhooks`,
+        token: c.admin.token,
+        body: { url: `http://127.0.0.1:${String(receiver.port)}/`, event_types: ["*"] },
+      });
+      expect(created.statusCode, created.body).toBe(201);
+      // The SQL writer, in transactions whose now() has microseconds >= 500: the stored instant
+      // rounds up, a rendering that truncated now() would be a millisecond early. (PGlite's clock
+      // has milliseconds only: there every transaction qualifies.)
+      const micros = async () =>
+        Number(
+          rowsOf<{ us: number | string }>(
+            await t.handle.db.execute(sql`select (extract(microseconds from clock_timestamp())::bigint % 1000) as us`),
+          )[0]?.us ?? 0,
+        );
+      const readings = await Promise.all(Array.from({ length: 10 }, micros));
+      const least = readings.some((us) => us !== 0) ? 500 : 0;
+      let forced = 0;
+      for (let tries = 0; forced < 3 && tries < 200; tries += 1) {
+        forced += await t.handle.db
+          .transaction(async (tx) => {
+            const [clock] = rowsOf<{ us: number | string }>(
+              await tx.execute(sql`select (extract(microseconds from now())::bigint % 1000) as us`),
+            );
+            if (Number(clock?.us ?? 0) < least) return 0;
+            await tx.execute(
+              sql`select clinic_record_event(${c.clinicId}::uuid, 'service.updated', ${JSON.stringify({ id: service, name: "Zeta", price: "49.90" })}::jsonb)`,
+            );
+            return 1;
+          })
+          .catch(() => 0);
+      }
+      expect(forced).toBe(3);
+      // The TypeScript writer (a service's change) and the SQL booking path.
+      const renamed = await request(t.app, {
+        method: "PATCH",
+        url: `/v1/services/${service}?clinic_id=${c.clinicId}`,
+        token: c.admin.token,
+        body: { name: "Renamed", price: "12.50" },
+      });
+      expect(renamed.statusCode, renamed.body).toBe(200);
+      const booked = await request(t.app, {
+        method: "POST",
+        url: `/v1/appointments?clinic_id=${c.clinicId}`,
+        token: c.staff.token,
+        body: { service_id: service, start: "2027-03-15T09:00:00Z", patient: { name: "Pat" } },
+      });
+      expect(booked.statusCode, booked.body).toBe(201);
+      const feed = await request(t.app, {
+        method: "GET",
+        url: `/v1/events?clinic_id=${c.clinicId}`,
+        token: c.admin.token,
+      });
+      const listed = feed.json<{ events: { id: string; occurred_at: string }[] }>().events;
+      expect(listed.length).toBeGreaterThanOrEqual(5);
+      await until(
+        "a delivery of every event",
+        () => Promise.resolve(receiver.requests.length),
+        (n) => n >= listed.length,
+      );
+      for (const event of listed) {
+        const sent = receiver.requests.find((r) => r.headers["webhook-id"] === event.id);
+        expect(sent, event.id).toBeDefined();
+        // The same bytes: the delivered body appears verbatim in the feed's answer.
+        expect(feed.body).toContain(sent?.body ?? "-");
+        expect(JSON.parse(sent?.body ?? "{}")).toMatchObject({ occurred_at: event.occurred_at });
+      }
     } finally {
       await receiver.stop();
     }

@@ -71,7 +71,7 @@ describe("the front desk over REST", () => {
     expect(list.json<{ appointments: Appointment[] }>().appointments.map((x) => x.status)).toEqual(["completed"]);
   });
 
-  it("T2–T4: a hold is 201 held, booked by hold_id with the same id, released with 204; another's is 404", async () => {
+  it("T2–T4: a hold is 201 held, booked by hold_id with the same id, released with 204; another's is 403 below STAFF, 404 for a non-member", async () => {
     const c = await deskClinic();
     const held = await request(t.app, {
       method: "POST",
@@ -86,7 +86,12 @@ describe("the front desk over REST", () => {
     const release = (token: string, id: string) =>
       request(t.app, { method: "DELETE", url: `/v1/appointments/holds/${id}?clinic_id=${c.clinicId}`, token });
     const notMine = await release(c.custom.token, hold.id);
-    expect(notMine.statusCode).toBe(404);
+    expect(notMine.statusCode).toBe(403);
+    expect(problemOf(notMine).code).toBe("FORBIDDEN");
+    const stranger = await createUser(t.handle.db);
+    const notAMember = await release(stranger.token, hold.id);
+    expect(notAMember.statusCode).toBe(404);
+    expect(problemOf(notAMember).code).toBe("NOT_FOUND");
     const booked = await request(t.app, {
       method: "POST",
       url: `/v1/appointments?clinic_id=${c.clinicId}`,

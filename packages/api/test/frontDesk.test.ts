@@ -320,7 +320,7 @@ describe("holds (T2–T4)", () => {
     expect([gone.domainCode, gone.message]).toEqual(["NOT_FOUND", "hold not found"]);
   });
 
-  it("are the caller's: another's hold cannot be booked or released (404), the body must match it (400), at most 3", async () => {
+  it("are the caller's: another's hold cannot be booked (404) or released by a member below STAFF (403), the body must match it (400), at most 3", async () => {
     const d = await desk();
     const staff = d.staffAt(pinnedNow());
     const hold = await staff.appointments.hold({ clinic_id: d.clinicId, service_id: d.service, start });
@@ -335,7 +335,11 @@ describe("holds (T2–T4)", () => {
         ...(body.provider_id ? { provider_id: body.provider_id } : {}),
       });
     expect(await codeOf(bookIt(admin))).toBe("NOT_FOUND");
-    expect(await codeOf(admin.appointments.releaseHold({ clinic_id: d.clinicId, id: hold.id }))).toBe("NOT_FOUND");
+    // Role too low (§2, §13 T4): the hold exists, and this member may not release it.
+    expect(await codeOf(admin.appointments.releaseHold({ clinic_id: d.clinicId, id: hold.id }))).toBe("FORBIDDEN");
+    expect(await codeOf(admin.appointments.releaseHold({ clinic_id: d.clinicId, id: crypto.randomUUID() }))).toBe(
+      "NOT_FOUND",
+    );
     expect(await codeOf(bookIt(staff, { start: end }))).toBe("VALIDATION_FAILED");
     const other = await addProvider(t.db, d.clinicId, "Another One");
     expect(await codeOf(bookIt(staff, { provider_id: other.id }))).toBe("VALIDATION_FAILED");

@@ -127,6 +127,8 @@ export const distributedFunctions: readonly { signature: string; clinicArgument:
   { signature: "clinic_plan_reminders(uuid,uuid,timestamptz,timestamptz)", clinicArgument: "p_clinic_id" },
   { signature: "clinic_drop_reminders(uuid,uuid)", clinicArgument: "p_clinic_id" },
   { signature: "clinic_record_event(uuid,text,jsonb)", clinicArgument: "p_clinic_id" },
+  // The one planner of webhook deliveries (drizzle/functions/clinic_plan_deliveries.sql).
+  { signature: "clinic_plan_deliveries(uuid,uuid[],text[])", clinicArgument: "p_clinic_id" },
   { signature: "clinic_book_appointment(uuid,jsonb)", clinicArgument: "p_clinic_id" },
   { signature: "clinic_reschedule_appointment(uuid,jsonb)", clinicArgument: "p_clinic_id" },
   // The front desk (drizzle/0009_front_desk.sql).
@@ -163,6 +165,8 @@ export const distributedFunctions: readonly { signature: string; clinicArgument:
     signature: "clinic_claim_resources(uuid,uuid,jsonb,timestamptz,timestamptz,uuid,jsonb,timestamptz,timestamptz)",
     clinicArgument: "p_clinic_id",
   },
+  // Guest holds (drizzle/0020_guest_holds.sql).
+  { signature: "clinic_book_guest_hold(uuid,jsonb)", clinicArgument: "p_clinic_id" },
 ];
 
 /**

@@ -82,8 +82,11 @@ export const webhookDeliveries = pgTable(
     webhookId: uuid("webhook_id").notNull(),
     eventId: uuid("event_id").notNull(),
     eventType: text("event_type").notNull(),
-    /** The event as delivered (the same body on every attempt). */
-    payload: jsonb("payload").$type<Record<string, unknown>>().notNull(),
+    /**
+     * The data of an event that is not in the feed (`webhook.test`); null for a recorded event,
+     * whose body is rendered from its row in `events` when it is sent (the same bytes as E1).
+     */
+    data: jsonb("data").$type<Record<string, unknown>>(),
     status: text("status", { enum: deliveryStatuses }).notNull().default("pending"),
     attempts: integer("attempts").notNull().default(0),
     lastStatusCode: integer("last_status_code"),

@@ -25,6 +25,24 @@ export const toEvent = (row: EventRow): EventView => ({
   data: row.data,
 });
 
+/** An event to render: one of the feed, or one sent to a webhook only (`webhook.test`). */
+export type RenderableEvent = Omit<EventView, "type"> & { type: string };
+
+/**
+ * The one rendering of an event as bytes: every webhook delivery's body is this string, and the
+ * E1 feed shows each event as exactly these bytes (the REST adapter stringifies `eventOutput`'s
+ * keys in this order; events.http.test compares them). The instant is the stored one (millisecond
+ * precision), rendered once, here; nothing else renders an event (docs/events.md).
+ */
+export const eventJson = (event: RenderableEvent): string =>
+  JSON.stringify({
+    id: event.id,
+    type: event.type,
+    clinic_id: event.clinic_id,
+    occurred_at: event.occurred_at.toISOString(),
+    data: event.data,
+  });
+
 const cursorPrefix = "e1.";
 const encodeCursor = (seq: number) => Buffer.from(`${cursorPrefix}${String(seq)}`).toString("base64url");
 

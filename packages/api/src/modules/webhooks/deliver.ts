@@ -1,37 +1,21 @@
 import { and, eq, sql } from "drizzle-orm";
-import { type Db, type DeliveryStatus, webhookDeliveries, webhooks } from "@clinic/db";
-import type { RecordedEvent } from "../events/index.ts";
+import { type Db, type DeliveryStatus, events, webhookDeliveries, webhooks } from "@clinic/db";
+import { type RecordedEvent, eventJson, toEvent } from "../events/index.ts";
 import { type PostResult, postJson } from "./outbound.ts";
-import { type DeliveryJob, createDeliveries, scheduleAttempt, signedHeaders } from "./webhooks.ts";
+import { type DeliveryJob, scheduleAttempt, signedHeaders } from "./webhooks.ts";
 
 /**
- * Plans the deliveries of newly recorded events, in their transaction: one per event and active
- * webhook of the clinic subscribed to its type, with its first attempt queued. So a delivery exists
- * exactly when its event does, and nothing is lost when the server stops.
+ * Plans the deliveries of newly recorded events, in their transaction, through the one planner the
+ * SQL writers use too (`clinic_plan_deliveries`, drizzle/functions): one delivery per event and
+ * active webhook of the clinic subscribed to its type, with its first attempt queued. So a delivery
+ * exists exactly when its event does, and nothing is lost when the server stops. A delivery keeps
+ * no copy of the event: its body is rendered from the event's row when it is sent (`eventJson`).
  */
-export async function planDeliveries(
-  tx: Db,
-  clinicId: string,
-  recorded: readonly RecordedEvent[],
-  occurredAt: Date,
-): Promise<void> {
+export async function planDeliveries(tx: Db, clinicId: string, recorded: readonly RecordedEvent[]): Promise<void> {
   if (recorded.length === 0) return;
-  const active = await tx
-    .select({ id: webhooks.id, eventTypes: webhooks.eventTypes })
-    .from(webhooks)
-    .where(and(eq(webhooks.clinicId, clinicId), eq(webhooks.active, true)));
-  if (active.length === 0) return;
-  for (const event of recorded) {
-    const hooks = active.filter((hook) => hook.eventTypes.includes("*") || hook.eventTypes.includes(event.type));
-    const payload = {
-      id: event.id,
-      type: event.type,
-      clinic_id: clinicId,
-      occurred_at: occurredAt.toISOString(),
-      data: event.data,
-    };
-    await createDeliveries(tx, clinicId, hooks, { id: event.id, type: event.type, payload }, occurredAt);
-  }
+  await tx.execute(
+    sql`select clinic_plan_deliveries(${clinicId}::uuid, ${`{${recorded.map((e) => e.id).join(",")}}`}::uuid[], ${`{${recorded.map((e) => e.type).join(",")}}`}::text[])`,
+  );
 }
 
 /** How deliveries are attempted (docs/events.md#webhooks). */
@@ -50,19 +34,30 @@ export interface DeliverySettings {
  */
 export async function runDeliveryAttempt(db: Db, job: DeliveryJob, settings: DeliverySettings): Promise<void> {
   const [row] = await db
-    .select({ delivery: webhookDeliveries, url: webhooks.url, secret: webhooks.secret, active: webhooks.active })
+    .select({
+      delivery: webhookDeliveries,
+      event: events,
+      url: webhooks.url,
+      secret: webhooks.secret,
+      active: webhooks.active,
+    })
     .from(webhookDeliveries)
     .innerJoin(
       webhooks,
       and(eq(webhooks.clinicId, webhookDeliveries.clinicId), eq(webhooks.id, webhookDeliveries.webhookId)),
     )
+    .leftJoin(events, and(eq(events.clinicId, webhookDeliveries.clinicId), eq(events.id, webhookDeliveries.eventId)))
     .where(and(eq(webhookDeliveries.clinicId, job.clinicId), eq(webhookDeliveries.id, job.deliveryId)));
   if (!row || row.delivery.status !== "pending" || row.delivery.attempts !== job.attempt) return;
   if (!row.active) {
     await finish(db, job, { error: "the webhook is paused" }, "failed");
     return;
   }
-  const body = JSON.stringify(row.delivery.payload);
+  const body = deliveryBody(row.delivery, row.event);
+  if (body === undefined) {
+    await finish(db, job, { error: "the event no longer exists" }, "failed");
+    return;
+  }
   // Wall-clock time, always: receivers check the signed timestamp against their own clock.
   const sentAt = new Date();
   const result = await postJson(new URL(row.url), body, signedHeaders(row.secret, row.delivery.eventId, body, sentAt), {
@@ -81,6 +76,25 @@ export async function runDeliveryAttempt(db: Db, job: DeliveryJob, settings: Del
   await db.transaction(async (tx) => {
     if (await record(tx, job, result, "pending"))
       await scheduleAttempt(tx, job.clinicId, job.deliveryId, job.attempt + 1, delay, new Date());
+  });
+}
+
+/**
+ * What a delivery sends: its event, rendered from the event's row; an event that is not in the feed
+ * (`webhook.test`) keeps its data on the delivery and is rendered by the same function.
+ */
+function deliveryBody(
+  delivery: typeof webhookDeliveries.$inferSelect,
+  event: typeof events.$inferSelect | null,
+): string | undefined {
+  if (event) return eventJson(toEvent(event));
+  if (delivery.data === null) return undefined;
+  return eventJson({
+    id: delivery.eventId,
+    type: delivery.eventType,
+    clinic_id: delivery.clinicId,
+    occurred_at: delivery.createdAt,
+    data: delivery.data,
   });
 }
 

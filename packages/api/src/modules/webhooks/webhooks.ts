@@ -214,12 +214,16 @@ export async function scheduleAttempt(
     .where(and(eq(webhookDeliveries.clinicId, clinicId), eq(webhookDeliveries.id, deliveryId)));
 }
 
-/** New deliveries of `payload` to the given webhooks, each with its first attempt queued now, in `tx`. */
+/**
+ * New deliveries of an event to the given webhooks, each with its first attempt queued now, in `tx`.
+ * `data` is kept only for an event that is not in the feed (`webhook.test`); a recorded event's
+ * delivery is rendered from the event's row when it is sent.
+ */
 export async function createDeliveries(
   tx: Db,
   clinicId: string,
   hooks: readonly Pick<WebhookRow, "id">[],
-  event: { id: string; type: string; payload: Record<string, unknown> },
+  event: { id: string; type: string; data: Record<string, unknown> | null },
   now: Date,
 ): Promise<string[]> {
   if (hooks.length === 0) return [];
@@ -231,7 +235,7 @@ export async function createDeliveries(
         webhookId: hook.id,
         eventId: event.id,
         eventType: event.type,
-        payload: event.payload,
+        data: event.data,
       })),
     )
     .returning({ id: webhookDeliveries.id });
@@ -271,14 +275,7 @@ export async function testWebhook(db: Db, clinicId: string, webhookId: string, n
   await db.transaction(async (tx) => {
     const hook = await requireWebhook(tx, clinicId, webhookId);
     const id = crypto.randomUUID();
-    const payload = {
-      id,
-      type: "webhook.test",
-      clinic_id: clinicId,
-      occurred_at: now.toISOString(),
-      data: { webhook_id: hook.id },
-    };
-    await createDeliveries(tx, clinicId, [hook], { id, type: "webhook.test", payload }, now);
+    await createDeliveries(tx, clinicId, [hook], { id, type: "webhook.test", data: { webhook_id: hook.id } }, now);
   });
 }
 

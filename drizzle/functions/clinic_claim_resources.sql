@@ -1,0 +1,56 @@
+-- Takes one resource of each wanted kind for an appointment (p_wanted: [{kind, ids}], the free ones
+-- the read found, by name): the first whose row the exclusion constraint lets in, active, not
+-- closed. A seat of a group session shares the session's. Answers [{id, name, kind}]; 409
+-- SLOT_UNAVAILABLE (CL001) when a kind has none.
+CREATE OR REPLACE FUNCTION clinic_claim_resources(p_clinic_id uuid, p_appointment_id uuid, p_wanted jsonb, p_occupied_start timestamp with time zone, p_occupied_end timestamp with time zone, p_session uuid, p_session_resources jsonb, p_held_until timestamp with time zone, p_now timestamp with time zone)
+ RETURNS jsonb
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+  v_kind jsonb;
+  v_resource uuid;
+  v_taken jsonb := '[]'::jsonb;
+  v_got jsonb;
+  v_shared jsonb;
+BEGIN
+  DELETE FROM resource_bookings r WHERE r.clinic_id = p_clinic_id AND r.appointment_id = p_appointment_id;
+  FOR v_kind IN SELECT x FROM jsonb_array_elements(coalesce(p_wanted, '[]'::jsonb)) AS x LOOP
+    v_got := NULL;
+    -- A seat of a group session shares the session's resource of the kind, if it has one.
+    SELECT e INTO v_shared FROM jsonb_array_elements(coalesce(p_session_resources, '[]'::jsonb)) AS e
+    WHERE e->>'kind' = v_kind->>'kind' LIMIT 1;
+    IF p_session IS NOT NULL AND v_shared IS NOT NULL THEN
+      INSERT INTO resource_bookings (clinic_id, resource_id, appointment_id, occupied_start, occupied_end, session_key, held_until)
+      VALUES (p_clinic_id, (v_shared->>'id')::uuid, p_appointment_id, p_occupied_start, p_occupied_end, p_session, p_held_until);
+      v_got := v_shared;
+    ELSE
+      FOR v_resource IN SELECT (x #>> '{}')::uuid FROM jsonb_array_elements(coalesce(v_kind->'ids', '[]'::jsonb)) AS x LOOP
+        BEGIN
+          -- An expired hold in the way holds nothing.
+          DELETE FROM resource_bookings r
+          WHERE r.clinic_id = p_clinic_id AND r.resource_id = v_resource AND r.held_until IS NOT NULL AND r.held_until <= p_now
+            AND r.occupied_start < p_occupied_end AND r.occupied_end > p_occupied_start;
+          INSERT INTO resource_bookings (clinic_id, resource_id, appointment_id, occupied_start, occupied_end, session_key, held_until)
+          SELECT p_clinic_id, v_resource, p_appointment_id, p_occupied_start, p_occupied_end, p_session, p_held_until
+          FROM resources s WHERE s.clinic_id = p_clinic_id AND s.id = v_resource AND s.is_active AND s.deleted_at IS NULL
+            AND s.kind = v_kind->>'kind'
+            AND NOT EXISTS (SELECT 1 FROM resource_closures c WHERE c.clinic_id = p_clinic_id AND c.resource_id = v_resource
+                              AND c.starts_at < p_occupied_end AND c.ends_at > p_occupied_start);
+          IF FOUND THEN
+            SELECT jsonb_build_object('id', s.id, 'name', s.name, 'kind', s.kind) INTO v_got
+            FROM resources s WHERE s.clinic_id = p_clinic_id AND s.id = v_resource;
+            EXIT;
+          END IF;
+        EXCEPTION WHEN exclusion_violation THEN
+          NULL;
+        END;
+      END LOOP;
+    END IF;
+    IF v_got IS NULL THEN
+      RAISE EXCEPTION USING ERRCODE = 'CL001', MESSAGE = 'SLOT_UNAVAILABLE',
+        DETAIL = format('no %s is free at that time', v_kind->>'kind'), HINT = jsonb_build_object('kind', v_kind->>'kind')::text;
+    END IF;
+    v_taken := v_taken || jsonb_build_array(v_got);
+  END LOOP;
+  RETURN v_taken;
+END $function$;

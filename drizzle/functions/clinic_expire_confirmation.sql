@@ -1,0 +1,36 @@
+-- The confirmation-expiry job (0009), with provider_busy.
+CREATE OR REPLACE FUNCTION clinic_expire_confirmation(p_clinic_id uuid, p jsonb)
+ RETURNS jsonb
+ LANGUAGE plpgsql
+ SET enable_seqscan TO 'off'
+AS $function$
+DECLARE
+  v_id uuid := (p->>'id')::uuid;
+  v_now timestamptz := (p->>'now')::timestamptz;
+  v_current record;
+  v_view jsonb;
+BEGIN
+  SELECT a.status, a.provider_id, clinic_requested_at(a.status_history) AS requested_at, a.starts_at INTO v_current
+  FROM appointments a WHERE a.clinic_id = p_clinic_id AND a.id = v_id FOR UPDATE;
+  IF NOT FOUND OR v_current.status <> 'pending'
+     OR (v_now < v_current.requested_at + interval '48 hours' AND v_now < v_current.starts_at) THEN
+    RETURN jsonb_build_object('expired', false);
+  END IF;
+  UPDATE appointments a SET status = 'canceled', canceled_at = now(),
+    status_history = a.status_history || jsonb_build_array(clinic_status_entry('canceled', v_now, NULL, 'confirmation_expired')),
+    updated_at = greatest(now(), ((a.updated_at AT TIME ZONE 'UTC') + interval '1 millisecond') AT TIME ZONE 'UTC')
+  WHERE a.clinic_id = p_clinic_id AND a.id = v_id;
+  PERFORM clinic_sync_busy(p_clinic_id, v_id, ARRAY[v_current.provider_id], v_now);
+  PERFORM clinic_bookings_changed(p_clinic_id, ARRAY[v_current.provider_id]);
+  v_view := clinic_appointment_json(p_clinic_id, v_id);
+  PERFORM clinic_record_event(p_clinic_id, 'appointment.status_changed', v_view || jsonb_build_object('previous_status', 'pending'));
+  RETURN jsonb_build_object('expired', true);
+END $function$;
+--> statement-breakpoint
+-- Planned once per connection (generic plan), on PostgreSQL only: Citus cannot route a generic plan.
+DO $$
+BEGIN
+  IF NOT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus') THEN
+    ALTER FUNCTION clinic_expire_confirmation(uuid,jsonb) SET plan_cache_mode = force_generic_plan;
+  END IF;
+END $$;

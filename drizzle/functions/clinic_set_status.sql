@@ -1,0 +1,80 @@
+-- A status change (0009), with provider_busy.
+CREATE OR REPLACE FUNCTION clinic_set_status(p_clinic_id uuid, p jsonb)
+ RETURNS jsonb
+ LANGUAGE plpgsql
+ SET enable_seqscan TO 'off'
+AS $function$
+DECLARE
+  v_user uuid := (p->>'user_id')::uuid;
+  v_id uuid := (p->>'id')::uuid;
+  v_to text := p->>'status';
+  v_now timestamptz := (p->>'now')::timestamptz;
+  v_reason text := nullif(p->>'reason', '');
+  v_current record;
+  v_refusal text;
+  v_canceled_at timestamptz;
+  v_view jsonb;
+  v_msg text;
+  v_detail text;
+  v_hint text;
+BEGIN
+  BEGIN
+    SELECT a.status, a.provider_id, a.starts_at, a.ends_at, a.updated_at INTO v_current FROM appointments a
+    WHERE a.clinic_id = p_clinic_id AND a.id = v_id FOR UPDATE;
+    IF NOT FOUND THEN
+      RAISE EXCEPTION USING ERRCODE = 'CL001', MESSAGE = 'NOT_FOUND', DETAIL = 'appointment not found';
+    END IF;
+    IF p->>'if_match' IS NOT NULL AND v_current.updated_at <> (p->>'if_match')::timestamptz THEN
+      RAISE EXCEPTION USING ERRCODE = 'CL001', MESSAGE = 'STALE_UPDATED_AT',
+        DETAIL = format('the appointment changed since %s (now %s: %s); reload it', p->>'if_match', clinic_iso_instant(v_current.updated_at), v_current.status),
+        HINT = jsonb_build_object('current_updated_at', clinic_iso_instant(v_current.updated_at), 'current_status', v_current.status)::text;
+    END IF;
+    v_refusal := clinic_transition_refusal(v_current.status, v_to, (p->>'staff')::boolean, v_current.provider_id = v_user,
+                                           v_current.starts_at, v_current.ends_at, v_now);
+    IF v_refusal = 'FORBIDDEN' THEN
+      RAISE EXCEPTION USING ERRCODE = 'CL001', MESSAGE = 'FORBIDDEN',
+        DETAIL = CASE WHEN v_current.status = 'pending' THEN 'only staff confirm or decline a request'
+                      ELSE 'only staff or the appointment''s provider change its status' END;
+    ELSIF v_refusal IS NOT NULL THEN
+      RAISE EXCEPTION USING ERRCODE = 'CL001', MESSAGE = 'INVALID_TRANSITION',
+        DETAIL = CASE v_refusal
+          WHEN 'TOO_EARLY_OR_LATE' THEN 'check-in is possible from 24 hours before the start until the end'
+          WHEN 'NOT_STARTED' THEN 'a no-show can be recorded only once the start has passed'
+          WHEN 'ENDED' THEN 'a late arrival can be recorded only before the end'
+          ELSE format('an appointment that is %s cannot become %s', v_current.status, v_to) END,
+        HINT = jsonb_build_object('current_status', v_current.status)::text;
+    END IF;
+    IF v_to = 'canceled' AND v_reason IS NULL THEN
+      v_reason := 'declined';
+    END IF;
+    -- (Computed first: Citus refuses a non-immutable function inside a CASE of a distributed UPDATE.)
+    v_canceled_at := CASE WHEN v_to = 'canceled' THEN now() END;
+    UPDATE appointments a SET status = v_to,
+      canceled_at = v_canceled_at,
+      status_history = a.status_history || jsonb_build_array(clinic_status_entry(v_to, v_now, v_user, v_reason)),
+      updated_at = greatest(now(), ((a.updated_at AT TIME ZONE 'UTC') + interval '1 millisecond') AT TIME ZONE 'UTC')
+    WHERE a.clinic_id = p_clinic_id AND a.id = v_id;
+    IF v_to = 'canceled' THEN
+      PERFORM clinic_sync_busy(p_clinic_id, v_id, ARRAY[v_current.provider_id], v_now);
+      PERFORM clinic_bookings_changed(p_clinic_id, ARRAY[v_current.provider_id]);
+      PERFORM clinic_drop_reminders(p_clinic_id, v_id);
+    ELSIF v_current.status = 'pending' THEN
+      PERFORM clinic_plan_reminders(p_clinic_id, v_id, v_current.starts_at, v_now);
+    END IF;
+    v_view := clinic_appointment_json(p_clinic_id, v_id);
+    PERFORM clinic_record_event(p_clinic_id, 'appointment.status_changed', v_view || jsonb_build_object('previous_status', v_current.status));
+    RETURN jsonb_build_object('appointment', v_view);
+  EXCEPTION
+    WHEN SQLSTATE 'CL001' THEN
+      GET STACKED DIAGNOSTICS v_msg = MESSAGE_TEXT, v_detail = PG_EXCEPTION_DETAIL, v_hint = PG_EXCEPTION_HINT;
+      RETURN jsonb_build_object('error', v_msg, 'detail', v_detail, 'extra', coalesce(nullif(v_hint, '')::jsonb, '{}'::jsonb));
+  END;
+END $function$;
+--> statement-breakpoint
+-- Planned once per connection (generic plan), on PostgreSQL only: Citus cannot route a generic plan.
+DO $$
+BEGIN
+  IF NOT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus') THEN
+    ALTER FUNCTION clinic_set_status(uuid,jsonb) SET plan_cache_mode = force_generic_plan;
+  END IF;
+END $$;

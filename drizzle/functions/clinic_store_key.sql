@@ -1,0 +1,11 @@
+-- Stores the outcome of a claimed key (nothing without one).
+CREATE OR REPLACE FUNCTION clinic_store_key(p_clinic_id uuid, p_user uuid, p_idem jsonb, p_appointment_id uuid)
+ RETURNS void
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+  IF jsonb_typeof(p_idem) = 'object' THEN
+    UPDATE idempotency_keys SET status_code = 200, response = jsonb_build_object('appointment_id', p_appointment_id)
+    WHERE clinic_id = p_clinic_id AND user_id = p_user AND key = p_idem->>'key';
+  END IF;
+END $function$;
