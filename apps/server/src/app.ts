@@ -47,6 +47,8 @@ export interface AppOptions {
         | "availability"
         | "bookingRateLimit"
         | "guestRateLimit"
+        | "guestAddressKey"
+        | "trustProxy"
         | "publicUrl"
         | "webhooks"
         | "jobPollIntervalMs"
@@ -99,11 +101,20 @@ function fastifyClientError(error: unknown): { status: number; message: string }
 
 /** The seconds a RATE_LIMITED answer asks the client to wait (the Retry-After header). */
 function retryAfterOf(error: DomainError): number | undefined {
-  const seconds =
-    error.domainCode === "RATE_LIMITED" || error.domainCode === "GUEST_RATE_LIMIT"
-      ? error.extra?.retry_after_s
-      : undefined;
+  const seconds = error.domainCode === "RATE_LIMITED" ? error.extra?.retry_after_s : undefined;
   return typeof seconds === "number" ? seconds : undefined;
+}
+
+/**
+ * Fastify's `trustProxy` for TRUST_PROXY (§11, docs/operations.md#client-address). Proxies named by
+ * address are Fastify's own list. A hop count trusts that many hops back from the server, whoever
+ * they are, as Express and earlier Fastify releases read a number; this Fastify ignores a plain
+ * number (it cannot tell a proxy from a client that forges the header), so the count is given as
+ * the function it stood for. Only for a server that nothing but the proxies can reach.
+ */
+function trustProxyOption(trust: Config["trustProxy"]): false | string[] | ((address: string, hop: number) => boolean) {
+  if (typeof trust !== "number") return trust;
+  return (_address, hop) => hop < trust;
 }
 
 class RateLimitedError extends Error {
@@ -136,6 +147,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       const given = request.headers["x-request-id"];
       return typeof given === "string" && /^[\w.-]{1,100}$/.test(given) ? given : randomUUID();
     },
+    // The client address (request.ip) of every per-address rule and of the log: the connection's
+    // peer, or the X-Forwarded-For entry behind the trusted proxies only (TRUST_PROXY, §11).
+    trustProxy: trustProxyOption(options.config.trustProxy ?? false),
     routerOptions: { maxParamLength: 5000 },
     bodyLimit: 1_048_576,
     ...transportOptions(options.limits ?? { requestTimeoutMs: options.config.requestTimeoutMs ?? 30_000 }),
@@ -164,6 +178,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         authError: auth.authError,
         requestId: request.id,
         clientAddress: request.ip,
+        guestAddressKey: options.config.guestAddressKey,
         availabilityCache,
         limits,
         publicUrl: options.config.publicUrl ?? `${request.protocol}://${request.host}`,

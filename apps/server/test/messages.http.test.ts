@@ -238,7 +238,7 @@ describe("guests, e-mails and manage links", () => {
     expect(unchanged[0]?.status).toBe("held");
   });
 
-  it("limits guest writes per client address: 429 GUEST_RATE_LIMIT with Retry-After", async () => {
+  it("limits guest writes per client address: 429 RATE_LIMITED with Retry-After (refused attempts count too)", async () => {
     const c = await guestClinic();
     const answers = [];
     for (let i = 0; i < 7; i++) {
@@ -251,11 +251,12 @@ describe("guests, e-mails and manage links", () => {
         }),
       );
     }
-    expect(answers.slice(0, 6).map((a) => a.statusCode)).toEqual([201, 201, 201, 201, 201, 201]);
+    // Three unconfirmed holds per address (§15 v1.3): the next three are refused, and counted.
+    expect(answers.slice(0, 6).map((a) => a.statusCode)).toEqual([201, 201, 201, 409, 409, 409]);
     const limited = answers[6];
     expect(limited?.statusCode).toBe(429);
     if (limited) {
-      expect(problemOf(limited).code).toBe("GUEST_RATE_LIMIT");
+      expect(problemOf(limited).code).toBe("RATE_LIMITED");
       expect(Number(limited.headers["retry-after"])).toBeGreaterThan(0);
     }
   });

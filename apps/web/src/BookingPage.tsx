@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { RouterOutputs } from "@clinic/client";
 import { useEffect, useRef, useState } from "react";
-import { client, errorCodeOf, messageOf, messageWithFields } from "./api.ts";
+import { client, errorCodeOf, guestMessageOf, messageOf, messageWithFields } from "./api.ts";
 import { useFirstFree } from "./firstFree.ts";
 import { GuestForm, type GuestPatient } from "./GuestForm.tsx";
 import { MonthView, monthOf } from "./MonthView.tsx";
@@ -206,8 +206,8 @@ export function BookingPage({ clinicId }: { clinicId: string }) {
   const [message, setMessage] = useState<string | undefined>();
   /** The message is about a refused sign-in (an expired cookie): it carries the sign-in link. */
   const [signInAgain, setSignInAgain] = useState(false);
-  const fail = (error: unknown) => {
-    setMessage(messageOf(error));
+  const fail = (error: unknown, describe: (error: unknown) => string = messageOf) => {
+    setMessage(describe(error));
     setSignInAgain(errorCodeOf(error) === "UNAUTHENTICATED");
   };
   const [booked, setBooked] = useState<Appointment | undefined>();
@@ -309,7 +309,7 @@ export function BookingPage({ clinicId }: { clinicId: string }) {
       await refreshSlots();
     },
     onError: async (error) => {
-      fail(error);
+      fail(error, guestMessageOf);
       setSlot(undefined);
       await queryClient.invalidateQueries({ queryKey: ["slots"] });
     },

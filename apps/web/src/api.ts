@@ -16,7 +16,6 @@ const messages: Partial<Record<ClinicErrorCode, string>> = {
   PATIENT_DOUBLE_BOOKED: "You already have an appointment at this clinic at that time.",
   NO_SHOW_LIMIT: "Online booking is not open to you at this clinic at the moment. Please call the clinic.",
   RATE_LIMITED: "Too many attempts in a short time. Please wait a minute and try again.",
-  GUEST_RATE_LIMIT: "Too many attempts in a short time. Please wait a minute and try again.",
   UNAUTHENTICATED: "Please sign in first.",
   FORBIDDEN: "Your account may not do this here.",
   NOT_FOUND: "Not found: this clinic does not take bookings online, or the item is gone.",
@@ -30,6 +29,15 @@ export function messageOf(error: unknown): string {
   const known = code ? messages[code] : undefined;
   if (known) return known;
   return problemOf(error)?.detail ?? "Something went wrong. Please try again.";
+}
+
+/**
+ * Like `messageOf`, for a guest's booking (O4 without a token): its BOOKING_LIMIT is about bookings
+ * still waiting for their e-mailed confirmation (§15), not an account's upcoming appointments.
+ */
+export function guestMessageOf(error: unknown): string {
+  if (errorCodeOf(error) !== "BOOKING_LIMIT") return messageOf(error);
+  return "A booking made from here, or for this e-mail address, is still waiting for its confirmation. Please follow the link in the e-mail we sent, or try again once that booking has lapsed.";
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { Db } from "@clinic/db";
 import type { AuthUser } from "./modules/identity/index.ts";
 import { AvailabilityCache } from "./modules/availability/index.ts";
+import { clientKeyOf } from "./modules/ratelimit/index.ts";
 
 /** Everything a procedure may use; built per request by the adapter, or directly by tests. */
 export interface Context {
@@ -10,8 +11,13 @@ export interface Context {
   /** Why authentication failed, when a token was presented but refused. */
   authError: string | null;
   requestId: string;
-  /** The client's address (guest writes are limited per address, §15). */
+  /** The client's address (request.ip: the peer, or behind TRUST_PROXY the forwarded client, §11). */
   clientAddress: string;
+  /**
+   * The client's address as it is stored and counted (guest writes and guest holds are limited per
+   * address, §15): its keyed hash, never the address itself; computed on first use.
+   */
+  clientKey: () => string;
   /** Process-wide availability cache (coherent through database versions). */
   availabilityCache: AvailabilityCache;
   /** The clock; tests may pin it. */
@@ -56,6 +62,8 @@ export interface ContextInnerOptions {
   authError?: string | null;
   requestId?: string;
   clientAddress?: string;
+  /** GUEST_ADDRESS_KEY: the key of `clientKey`'s hash (unset: a fixed one). */
+  guestAddressKey?: string | undefined;
   availabilityCache?: AvailabilityCache;
   now?: () => Date;
   limits?: ApiLimits;
@@ -66,12 +74,15 @@ export interface ContextInnerOptions {
 
 /** Builds a context from its dependencies; tests call this directly. */
 export function createContextInner(options: ContextInnerOptions): Context {
+  const clientAddress = options.clientAddress ?? "127.0.0.1";
+  let clientKey: string | undefined;
   return {
     db: options.db,
     user: options.user,
     authError: options.authError ?? null,
     requestId: options.requestId ?? crypto.randomUUID(),
-    clientAddress: options.clientAddress ?? "127.0.0.1",
+    clientAddress,
+    clientKey: () => (clientKey ??= clientKeyOf(clientAddress, options.guestAddressKey)),
     availabilityCache: options.availabilityCache ?? new AvailabilityCache(),
     now: options.now ?? (() => new Date()),
     limits: options.limits ?? defaultApiLimits,

@@ -27,7 +27,6 @@ export const domainCodes = [
   "SERVICE_INACTIVE",
   "PRECONDITION_REQUIRED",
   "RATE_LIMITED",
-  "GUEST_RATE_LIMIT",
   "UNAVAILABLE",
   "INTERNAL",
 ] as const;

@@ -149,12 +149,14 @@ export const guestBookingProcedure = publicProcedure.use(onlineClinic);
 /** O4, signed in or a guest's: a booking write of an online-booking clinic, reported like the others. */
 export const guestBookingWriteProcedure = guestBookingProcedure.use(observeBookingWrite);
 
-/** A guest's write (O4 without a token, a manage link's change) counts against its client address's limit (§15). */
-export function guestWritesOf(ctx: { clientAddress: string; limits: { guestWritesPerMinute: number } }): RateLimit {
+/**
+ * A guest's write (O4 without a token, a manage link's change) counts against its client address's
+ * limit (§15; 429 RATE_LIMITED past it), keyed by the address's hash: no raw address is stored.
+ */
+export function guestWritesOf(ctx: { clientKey: () => string; limits: { guestWritesPerMinute: number } }): RateLimit {
   return {
-    key: `guest-writes:${ctx.clientAddress}`,
+    key: `guest-writes:${ctx.clientKey()}`,
     max: ctx.limits.guestWritesPerMinute,
     windowMs: 60_000,
-    code: "GUEST_RATE_LIMIT",
   };
 }

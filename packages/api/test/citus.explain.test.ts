@@ -85,8 +85,24 @@ describe.skipIf(!databaseUrl)("hot paths on Citus", () => {
     });
     path = "appointments.releaseHold";
     await staff.appointments.releaseHold({ clinic_id: c.clinicId, id: spare.id });
+    // A guest's hold (§15 v1.3): its limits are counted under the clinic's row lock, on its node.
+    path = "setup";
+    await c.asAdmin.clinics.update({ clinic_id: c.clinicId, online_booking: true });
+    path = "onlineBooking.book (guest)";
+    await callerFor(handle.db, null, { now: pinnedNow }).onlineBooking.book({
+      clinic_id: c.clinicId,
+      service_id: service,
+      start: "2027-03-15T14:00:00Z",
+      patient: { name: "Guest", email: "guest@example.test" },
+    });
 
-    const desk = ["appointments.hold", "appointments.book+hold", "appointments.setStatus", "appointments.releaseHold"];
+    const desk = [
+      "appointments.hold",
+      "appointments.book+hold",
+      "appointments.setStatus",
+      "appointments.releaseHold",
+      "onlineBooking.book (guest)",
+    ];
     const planned: { path: string; statement: string; tasks: number[] }[] = [];
     const elsewhere: { path: string; statement: string }[] = [];
     for (const s of statements) {
@@ -127,6 +143,13 @@ describe.skipIf(!databaseUrl)("hot paths on Citus", () => {
       "clinic_schedule_context",
       "clinic_book_appointment",
     ]);
+    // A guest's booking: the clinic's authorization, the read, and the write that counts its holds.
+    expect(
+      planned
+        .filter((p) => p.path === "onlineBooking.book (guest)")
+        .map((p) => /clinic_(schedule_context|book_guest_hold)/.exec(p.statement)?.[0])
+        .slice(-2),
+    ).toEqual(["clinic_schedule_context", "clinic_book_guest_hold"]);
     expect(planned.filter((p) => p.tasks.length === 0 || p.tasks.some((n) => n !== 1))).toEqual([]);
     // The authorization query is among them (the clinic and the caller's membership).
     expect(

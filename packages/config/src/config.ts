@@ -1,3 +1,4 @@
+import { isIP } from "node:net";
 import { availableParallelism } from "node:os";
 import { z } from "zod";
 
@@ -8,6 +9,44 @@ import { z } from "zod";
 
 const emptyToUndefined = (value: unknown) => (value === "" ? undefined : value);
 const optionalString = z.preprocess(emptyToUndefined, z.string().optional());
+
+/** An address or a CIDR block (`10.0.0.0/8`, `2001:db8::/32`), as Fastify's `trustProxy` takes them. */
+function isAddressOrCidr(entry: string): boolean {
+  const [address = "", prefix, ...rest] = entry.split("/");
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+/**
+ * TRUST_PROXY (CONTRACT §11): unset or `false` = the client is the connection's peer; a hop count
+ * or a list of addresses/CIDRs = Fastify's `trustProxy`. `true` (trust whoever connects) is
+ * refused: anyone who reaches the port directly could then choose their own address.
+ */
+const trustProxySchema = z.preprocess(
+  emptyToUndefined,
+  z
+    .string()
+    .default("false")
+    .transform((text, ctx): false | number | string[] => {
+      const value = text.trim();
+      if (value === "false" || value === "0") return false;
+      if (/^\d+$/.test(value)) {
+        const hops = Number(value);
+        if (hops <= 64) return hops;
+      } else {
+        const entries = value.split(",").map((entry) => entry.trim());
+        if (entries.every(isAddressOrCidr)) return entries;
+      }
+      ctx.addIssue({
+        code: "custom",
+        message:
+          "must be false, a hop count (e.g. 1) or a comma-separated list of proxy addresses or CIDRs (e.g. 10.0.0.0/8,192.0.2.7)",
+      });
+      return z.NEVER;
+    }),
+);
 
 const envSchema = z.object({
   NODE_ENV: z.preprocess(emptyToUndefined, z.enum(["development", "production", "test"]).default("development")),
@@ -49,6 +88,7 @@ const envSchema = z.object({
   ),
   RATE_LIMIT_MAX: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).default(10_000)),
   RATE_LIMIT_WINDOW_MS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1000).default(60_000)),
+  TRUST_PROXY: trustProxySchema,
   DEMO: z.preprocess(emptyToUndefined, z.enum(["auto", "off", "on"]).default("auto")),
   REQUEST_TIMEOUT_MS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1000).max(600_000).default(30_000)),
   AVAILABILITY_MAX_SLOTS: z.preprocess(
@@ -97,6 +137,10 @@ const envSchema = z.object({
   ),
   BOOKING_RATE_LIMIT: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(1_000_000).default(30)),
   GUEST_RATE_LIMIT: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(1_000_000).default(10)),
+  GUEST_ADDRESS_KEY: z.preprocess(
+    emptyToUndefined,
+    z.string().min(32, "GUEST_ADDRESS_KEY must be at least 32 characters").optional(),
+  ),
   SMTP_URL: z.preprocess(
     emptyToUndefined,
     z
@@ -129,6 +173,12 @@ export interface Config {
   allowedOrigins: string[];
   logLevel: Env["LOG_LEVEL"];
   rateLimit: { max: number; windowMs: number };
+  /**
+   * Which proxies' X-Forwarded-For names the client (Fastify's `trustProxy`): false = none, the
+   * connection's peer is the client; a hop count; or the proxies' addresses/CIDRs. Every
+   * per-address rule and the request log use the address this gives (`request.ip`).
+   */
+  trustProxy: false | number | string[];
   /** Seed the demo clinic on an empty embedded database ("auto"), always ("on") or never ("off"). */
   demo: "auto" | "off" | "on";
   /** A request (head and body) must arrive within this many ms (else 408). */
@@ -139,6 +189,12 @@ export interface Config {
   bookingRateLimit: number;
   /** Guest writes (O4 without a token) one client address may make per minute, across every server process. */
   guestRateLimit: number;
+  /**
+   * The key of the keyed hash (HMAC-SHA256) under which a guest's client address is stored and
+   * counted (docs/manage-links.md#guest-holds); unset = a fixed key, so the stored value is a
+   * pseudonym that a copy of the database alone can reverse by trying addresses.
+   */
+  guestAddressKey: string | undefined;
   /**
    * Patient e-mails (docs/messages.md): the SMTP server, or none — then a development start runs a
    * local catcher (shown at /dev/mail) and a production start records every message `skipped`.
@@ -199,11 +255,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     allowedOrigins: e.ALLOWED_ORIGINS,
     logLevel: e.LOG_LEVEL,
     rateLimit: { max: e.RATE_LIMIT_MAX, windowMs: e.RATE_LIMIT_WINDOW_MS },
+    trustProxy: e.TRUST_PROXY,
     demo: e.DEMO,
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
     availability: { maxSlots: e.AVAILABILITY_MAX_SLOTS, cacheMb: e.AVAILABILITY_CACHE_MB },
     bookingRateLimit: e.BOOKING_RATE_LIMIT,
     guestRateLimit: e.GUEST_RATE_LIMIT,
+    guestAddressKey: e.GUEST_ADDRESS_KEY,
     mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM },
     metricsToken: e.METRICS_TOKEN,
     publicUrl: e.PUBLIC_URL,

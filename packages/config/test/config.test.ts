@@ -45,6 +45,26 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ GUEST_RATE_LIMIT: "0" })).toThrow(/GUEST_RATE_LIMIT/);
   });
 
+  it("reads TRUST_PROXY as Fastify's trustProxy: none by default, a hop count, or proxy addresses/CIDRs", () => {
+    expect(loadConfig({}).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: "false" }).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: "0" }).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: "1" }).trustProxy).toBe(1);
+    expect(loadConfig({ TRUST_PROXY: "10.0.0.0/8, 192.0.2.7,2001:db8::/32" }).trustProxy).toEqual([
+      "10.0.0.0/8",
+      "192.0.2.7",
+      "2001:db8::/32",
+    ]);
+    for (const bad of ["true", "yes", "10.0.0.0/33", "10.0.0.1,", "proxy.example", "-1", "1.5"])
+      expect(() => loadConfig({ TRUST_PROXY: bad }), bad).toThrow(/TRUST_PROXY/);
+  });
+
+  it("takes a guest address key of at least 32 characters, or none", () => {
+    expect(loadConfig({}).guestAddressKey).toBeUndefined();
+    expect(loadConfig({ GUEST_ADDRESS_KEY: "k".repeat(32) }).guestAddressKey).toBe("k".repeat(32));
+    expect(() => loadConfig({ GUEST_ADDRESS_KEY: "short" })).toThrow(/GUEST_ADDRESS_KEY/);
+  });
+
   it("parses lists and numbers", () => {
     const config = loadConfig({ PORT: "8080", ALLOWED_ORIGINS: "https://a.example, https://b.example" });
     expect(config.port).toBe(8080);

@@ -17,6 +17,7 @@ const settings = {
   no_show_limit: z.number().int().min(1).max(20).nullable().optional(),
   locale: z.enum(clinicLocales).optional(),
   offer_minutes: z.number().int().min(5).max(1440).optional(),
+  guest_holds_max: z.number().int().min(0).max(1000).optional(),
 };
 
 export const clinicsRouter = {

@@ -44,7 +44,7 @@ export const manageRouter = {
         summary:
           "Confirm a guest's hold or accept a waitlist offer: it becomes booked (pending when the clinic confirms)",
         tags,
-        errors: ["HOLD_EXPIRED", "INVALID_TRANSITION", "SLOT_UNAVAILABLE", "PATIENT_DOUBLE_BOOKED", "GUEST_RATE_LIMIT"],
+        errors: ["HOLD_EXPIRED", "INVALID_TRANSITION", "SLOT_UNAVAILABLE", "PATIENT_DOUBLE_BOOKED"],
       },
     })
     .input(z.strictObject({ token }))
@@ -58,7 +58,7 @@ export const manageRouter = {
         path: `${path}/cancel`,
         summary: "Cancel the appointment (until the clinic's cutoff before its start)",
         tags,
-        errors: ["CANCELLATION_CUTOFF", "INVALID_TRANSITION", "GUEST_RATE_LIMIT"],
+        errors: ["CANCELLATION_CUTOFF", "INVALID_TRANSITION"],
       },
     })
     .input(z.strictObject({ token }))
@@ -73,7 +73,7 @@ export const manageRouter = {
         headers: { "idempotency-key": "idempotency_key" },
         summary: "Move the appointment to another free slot with the same provider (until the cutoff)",
         tags,
-        errors: [...patientMoveErrors, "GUEST_RATE_LIMIT"],
+        errors: [...patientMoveErrors],
       },
     })
     .input(z.strictObject({ token, start: instantInput, idempotency_key: idempotencyKey }))
@@ -96,7 +96,7 @@ export const manageRouter = {
         summary:
           "Decline a waitlist offer (the time goes to the next in line) or a guest's hold (the time is free again)",
         tags,
-        errors: ["INVALID_TRANSITION", "GUEST_RATE_LIMIT"],
+        errors: ["INVALID_TRANSITION"],
       },
     })
     .input(z.strictObject({ token }))

@@ -66,7 +66,7 @@ export const onlineBookingRouter = {
         summary:
           "Book for yourself (signed in: the e-mail is your token's, at most the clinic's maximum of upcoming appointments). Without a token, a guest gives name and e-mail and gets a hold for the clinic's hold_minutes and an e-mail with a link that confirms it",
         tags,
-        errors: [...bookingErrors, "BOOKING_LIMIT", "NO_SHOW_LIMIT", "RATE_LIMITED", "GUEST_RATE_LIMIT"],
+        errors: [...bookingErrors, "BOOKING_LIMIT", "NO_SHOW_LIMIT", "RATE_LIMITED"],
       },
     })
     .input(z.strictObject({ clinic_id: uuid, ...bookingTarget, patient: onlinePatientInput }))

@@ -140,6 +140,12 @@ export const appointments = pgTable(
     sessionKey: uuid("session_key"),
     /** The series (course of treatment) it is an occurrence of, or null (§14). */
     seriesId: uuid("series_id"),
+    /**
+     * A guest's hold (§15 O4 without a token): the keyed hash of the client address it came from
+     * (never the address itself), by which the clinic's unconfirmed guest holds are counted per
+     * address (docs/manage-links.md#guest-holds); null for every other appointment.
+     */
+    guestAddressHash: text("guest_address_hash"),
     /** The resources it holds, as they were when booked (§14): `[{id, name, kind}]`. */
     resources: jsonb("resources")
       .$type<{ id: string; name: string; kind: string }[]>()
@@ -195,6 +201,11 @@ export const appointments = pgTable(
     index("appointments_series_idx")
       .on(t.clinicId, t.seriesId, t.startsAt)
       .where(sql`${t.seriesId} is not null`),
+    // A clinic's unconfirmed guest holds, counted under the clinic's lock by each guest's booking
+    // (clinic_book_guest_hold, drizzle/0020_guest_holds.sql): only the live ones are read.
+    index("appointments_guest_holds_idx")
+      .on(t.clinicId, t.heldUntil)
+      .where(sql`${t.status} = 'held' and ${t.guestAddressHash} is not null`),
   ],
 );
 

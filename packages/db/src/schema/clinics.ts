@@ -37,6 +37,8 @@ export const clinics = pgTable(
     locale: text("locale", { enum: clinicLocales }).notNull().default("en"),
     /** How long a waitlist offer holds its slot (minutes, §15). */
     offerMinutes: integer("offer_minutes").notNull().default(30),
+    /** The most unconfirmed guest holds the clinic keeps at once (§15 v1.3; 0: no guest bookings). */
+    guestHoldsMax: integer("guest_holds_max").notNull().default(20),
     // Reminders (docs/events.md#reminders): minutes before each appointment's start.
     reminderOffsetsMin: integer("reminder_offsets_min")
       .array()
@@ -51,6 +53,7 @@ export const clinics = pgTable(
     check("clinics_hold_minutes_range", sql`${t.holdMinutes} between 1 and 60`),
     check("clinics_locale_check", sql`${t.locale} in ('en', 'de')`),
     check("clinics_offer_minutes_range", sql`${t.offerMinutes} between 5 and 1440`),
+    check("clinics_guest_holds_max_range", sql`${t.guestHoldsMax} between 0 and 1000`),
     check("clinics_no_show_limit_range", sql`${t.noShowLimit} is null or ${t.noShowLimit} between 1 and 20`),
     check(
       "clinics_reminder_offsets",

@@ -110,7 +110,9 @@ function buildOnlineClinicQuery(db: Db) {
       timezone: clinics.timezone,
       patientCancelCutoffMin: clinics.patientCancelCutoffMin,
       maxOpenBookingsPerPatient: clinics.maxOpenBookingsPerPatient,
-      versions: versionsOfClinicSql(clinics.id),
+      // Named by the clinic itself, not by the outer row: a correlated filter ran on every shard of
+      // a distributed database (32 tasks), this one on the clinic's node (docs/scale-out.md).
+      versions: versionsOfClinicSql(sql.placeholder("clinicId")),
     })
     .from(clinics)
     .where(and(eq(clinics.id, sql.placeholder("clinicId")), eq(clinics.onlineBooking, true)))

@@ -42,6 +42,13 @@ export interface BookingRequest {
   holdMinutes?: number | undefined;
   /** A message planned with the write besides its event's (a guest's hold: `guest_confirm`). */
   message?: "guest_confirm" | undefined;
+  /**
+   * A guest's hold (§15 O4 without a token): the keyed hash of the client address it comes from.
+   * The write then counts the clinic's unconfirmed guest holds under the clinic's lock: 409
+   * BOOKING_LIMIT past 3 for this address or 1 for this e-mail, 429 RATE_LIMITED past the clinic's
+   * guest_holds_max (docs/manage-links.md#guest-holds).
+   */
+  guestAddress?: string | undefined;
 }
 
 /** The time a booking occupies its provider: its own, widened by its service's buffers. */
@@ -96,7 +103,8 @@ export function rankFree(
  *    caller's booking write. The pure engine's per-start explanation says which candidates are
  *    free (the same rules that list slots, so an offered slot is a bookable slot), ranked by the
  *    any-provider rule: fewest booked appointments that local date, then by name.
- * 2. The write (clinic_book_appointment) claims or replays the idempotency key, re-checks the
+ * 2. The write (clinic_book_appointment; for a guest's hold clinic_book_guest_hold, which first
+ *    counts the clinic's guest holds under its lock) claims or replays the idempotency key, re-checks the
  *    schedule versions under a key-share lock (a changed schedule: read again, at most three
  *    times), counts a patient's open bookings under the lock of their row, inserts under the
  *    exclusion constraint trying the free candidates in rank order, bumps the provider's version,
@@ -144,8 +152,10 @@ export async function bookAppointment(
     waitlist_entry_id: request.waitlistEntryId ?? null,
     hold_minutes: request.holdMinutes ?? null,
     message: request.message ?? null,
+    ...(request.guestAddress === undefined ? {} : { guest_address: request.guestAddress }),
   };
   if (request.holdId !== undefined) return bookHold(db, request, request.holdId, idem, common, now);
+  const writer = request.guestAddress === undefined ? fn : "clinic_book_guest_hold";
   for (let attempt = 0; attempt < 3; attempt++) {
     let context: ScheduleContext;
     let order: string[];
@@ -162,7 +172,7 @@ export async function bookAppointment(
         return replayOrRefuse(db, fn, request.clinicId, request.userId, idem, error);
       throw error;
     }
-    const written = await write(db, fn, request.clinicId, {
+    const written = await write(db, writer, request.clinicId, {
       ...common,
       service_id: context.service.id,
       ...occupancyFields(request.start, context.service),

@@ -26,6 +26,7 @@ type WriteAnswer = z.infer<typeof writeSchema>;
 
 type ClinicFunction =
   | "clinic_book_appointment"
+  | "clinic_book_guest_hold"
   | "clinic_reschedule_appointment"
   | "clinic_set_status"
   | "clinic_release_hold"
@@ -139,7 +140,7 @@ export function scheduleOf(
 /** A write's answer: the appointment, or its error thrown; undefined when the schedule changed since the read. */
 export async function write(
   db: Db,
-  fn: "clinic_book_appointment" | "clinic_reschedule_appointment",
+  fn: "clinic_book_appointment" | "clinic_book_guest_hold" | "clinic_reschedule_appointment",
   clinicId: string,
   p: Record<string, unknown>,
 ): Promise<{ appointment: AppointmentView; replayed: boolean } | undefined> {

@@ -27,6 +27,11 @@ export const clinicOutput = z.object({
   locale: z.enum(clinicLocales),
   /** How long a waitlist offer holds its slot, in minutes (§15). */
   offer_minutes: z.number().int(),
+  /**
+   * The most unconfirmed guest holds (§15 guests) the clinic keeps at once; past it a guest's booking
+   * is 429 RATE_LIMITED. 0 turns guest booking off (docs/manage-links.md#guest-holds).
+   */
+  guest_holds_max: z.number().int(),
   created_at: instantOutput,
   updated_at: instantOutput,
 });
@@ -46,6 +51,7 @@ export const toClinic = (row: ClinicRow): ClinicView => ({
   no_show_limit: row.noShowLimit,
   locale: row.locale,
   offer_minutes: row.offerMinutes,
+  guest_holds_max: row.guestHoldsMax,
   created_at: row.createdAt,
   updated_at: row.updatedAt,
 });
@@ -68,6 +74,7 @@ export interface ClinicSettings {
   no_show_limit?: number | null | undefined;
   locale?: ClinicLocale | undefined;
   offer_minutes?: number | undefined;
+  guest_holds_max?: number | undefined;
 }
 
 const columnsOf = (settings: ClinicSettings) => ({
@@ -83,6 +90,7 @@ const columnsOf = (settings: ClinicSettings) => ({
   noShowLimit: settings.no_show_limit,
   locale: settings.locale,
   offerMinutes: settings.offer_minutes,
+  guestHoldsMax: settings.guest_holds_max,
 });
 
 /** Creates a clinic (the caller has been checked to be a global ADMIN). */

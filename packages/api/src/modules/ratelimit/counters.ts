@@ -7,8 +7,6 @@ export interface RateLimit {
   key: string;
   max: number;
   windowMs: number;
-  /** The answer past the limit: RATE_LIMITED (a user's booking writes, default) or GUEST_RATE_LIMIT (a client address's guest writes). */
-  code?: "RATE_LIMITED" | "GUEST_RATE_LIMIT" | undefined;
 }
 
 /** The fixed window of `limit` that `now` falls in, as the database functions take it. */
@@ -26,11 +24,11 @@ export function rateWindow(
   };
 }
 
-/** 429 RATE_LIMITED or GUEST_RATE_LIMIT (`retry_after_s` in the body; the Retry-After header) for a full window. */
+/** 429 RATE_LIMITED (`retry_after_s` in the body; the Retry-After header) for a full window. */
 export function rateLimited(limit: RateLimit, now: Date): DomainError {
   const { retry_after_s } = rateWindow(limit, now);
   return new DomainError(
-    limit.code ?? "RATE_LIMITED",
+    "RATE_LIMITED",
     `too many booking requests: at most ${String(limit.max)} a minute; retry in ${String(retry_after_s)} s`,
     {
       extra: { retry_after_s },

@@ -45,10 +45,12 @@ export async function bookFor(
 /**
  * A guest's booking (O4 without a token, §15): a hold for the clinic's hold_minutes in the
  * patient's name and e-mail, with the confirm request e-mailed to them (its link books it). No
- * account is made. Counted against the client address's guest limit (429 GUEST_RATE_LIMIT).
+ * account is made. Counted against the client address's guest-write limit (429 RATE_LIMITED); the
+ * clinic's unconfirmed guest holds are limited per address, per e-mail and in all (409
+ * BOOKING_LIMIT, 429 RATE_LIMITED; docs/manage-links.md#guest-holds).
  */
 export async function bookAsGuest(
-  ctx: Pick<Context, "db" | "now" | "limits" | "clientAddress"> & {
+  ctx: Pick<Context, "db" | "now" | "limits" | "clientKey"> & {
     clinic: { id: string; timezone: string };
   },
   input: BookingTargetInput & {
@@ -83,6 +85,7 @@ export async function bookAsGuest(
       kind: "hold",
       message: "guest_confirm",
       rateLimit: guestWritesOf(ctx),
+      guestAddress: ctx.clientKey(),
     },
     ctx.now(),
   );
