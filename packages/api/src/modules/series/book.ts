@@ -4,6 +4,7 @@
 import { z } from "zod";
 import type { Db, SeriesMode } from "@clinic/db";
 import { expandRrule, parseRrule } from "../../domain/rrule.ts";
+import { dayLoadKey, localDayLoad } from "../../domain/dayLoad.ts";
 import { explainStart } from "../../domain/slots.ts";
 import { formatLocal, localDateOf } from "../../domain/timezone.ts";
 import { domainCodes } from "../../errorCodes.ts";
@@ -221,18 +222,12 @@ function checkAll(context: ScheduleContext, request: SeriesRequest, starts: read
   const schedule = { ...context.schedule, nowMs: now.getTime() };
   const names = new Map(context.candidates.map((c) => [c.userId, c]));
   // This clinic's appointments per provider and local date, for the any-provider rule.
-  const load = new Map<string, number>();
-  for (const provider of context.schedule.providers)
-    for (const b of provider.bookings ?? []) {
-      if (b.elsewhere) continue;
-      const key = `${provider.providerId}|${localDateOf(b.start, request.timeZone)}`;
-      load.set(key, (load.get(key) ?? 0) + 1);
-    }
+  const load = localDayLoad(context.schedule.providers, request.timeZone);
   return starts.map((start) => {
     const explanation = explainStart(schedule, start);
     const date = explanation.date;
     const free = new Set(explanation.providers.filter((p) => p.reasons.length === 0).map((p) => p.providerId));
-    const order = rankFree(context.candidates, free, (id) => load.get(`${id}|${date}`) ?? 0);
+    const order = rankFree(context.candidates, free, (id) => load.get(dayLoadKey(id, date)) ?? 0);
     const reasons =
       order.length > 0
         ? []
