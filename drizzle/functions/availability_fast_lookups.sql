@@ -1,15 +1,14 @@
--- The availability fast path's lookups (modules/availability/fast.ts) as a function planned once per
--- connection. Sent as a prepared statement, the batch's query was planned anew on every call:
--- PostgreSQL kept preferring a custom plan (its parameters, folded to constants, tell the planner
--- the batch's size), and pg_stat_statements under the bench's cache-hit row showed 0.134 ms of
--- planning against 0.059 ms of execution a call — most of the database's CPU per hit. Inside a
--- PL/pgSQL function with force_generic_plan the query is planned the first time a connection runs
--- it; the call itself is a function scan, cheap to plan. Bitmap scans are off: for the version
--- rows the generic plan preferred a bitmap scan of all of the clinic's rows, filtered, to an index
--- scan of the scopes asked for (61 against 46 buffers for five requests of three scopes each).
--- Every row is still filtered by its own clinic: each request's clinic by its primary key, its
--- member row and version rows by (clinic_id, …). Not a clinic_ function: it reads several clinics' rows, and on Citus the fast
--- path steps aside, so it is never called there (docs/performance.md#a-hit-at-the-cost-of-readyz).
+-- The lookups of the availability fast path (V1 and O3 answered from the cache; §17: ETag, 304):
+-- for each request of a batch, its clinic's zone and online_booking, the caller's role there, and
+-- the versions of the scopes the cached answer depends on (all of the clinic's for an empty list).
+-- Called only by modules/availability/fast.ts, as the prepared statement fast_availability_lookups,
+-- once for all the requests that arrived in one turn (batch.ts).
+-- SET plan_cache_mode = force_generic_plan: the query is planned once per connection, not on every
+-- call (planning it cost more than running it on a hit); enable_seqscan and enable_bitmapscan off
+-- keep that one plan on the (clinic_id, …) indexes rather than a scan of all of the clinic's rows.
+-- §12: every row is still filtered by its own clinic. Not a clinic_ function: one call reads
+-- several clinics' rows, so on Citus the fast path steps aside and never calls it
+-- (docs/performance.md#a-hit-at-the-cost-of-readyz).
 CREATE OR REPLACE FUNCTION availability_fast_lookups(p_clinic_ids text, p_user_ids text, p_scopes text)
  RETURNS TABLE(i integer, timezone text, online_booking boolean, role text, versions text)
  LANGUAGE plpgsql

@@ -1,4 +1,12 @@
--- An appointment as the API shows it (0009), now with its series and resources.
+-- An appointment as the API shows it (the Appointment resource: §1 instants, §8 buffers and
+-- rescheduled_at, §9 patient_user_id and booked_by_user_id, §13 status, held_until and
+-- status_history, §14 series_id and resources), or null when the clinic has no such appointment.
+-- The answer of every write function (clinic_book_appointment, clinic_reschedule_appointment,
+-- clinic_set_status, clinic_book_series; a replayed key's too) and the data of their events
+-- (clinic_expire_confirmation's too); clinic_series_json builds a series' occurrences with it.
+-- appointmentFromJson (modules/booking/clinicFunctions.ts) parses it. Its twin is toAppointment
+-- (modules/booking/appointments.ts: B2, B3, U1); packages/api/test/appointmentTwins.test.ts
+-- compares the two field by field.
 CREATE OR REPLACE FUNCTION clinic_appointment_json(p_clinic_id uuid, p_id uuid)
  RETURNS jsonb
  LANGUAGE plpgsql

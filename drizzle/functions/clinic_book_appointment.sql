@@ -1,8 +1,15 @@
--- Write: one booking or hold (0010), now with group seats (capacity > 1: the seats of a slot share a
--- session key, counted under its lock), a series' occurrence (p.series_id), a shared provider's time
--- claimed in provider_busy before the appointment is written, and the resources the service needs.
--- Booking a hold claims its resources and its provider's time anew, without an end: a writer whose
--- clock had passed the hold's end may have taken them (then the booking is refused, never both).
+-- The write of every booking and hold (docs/performance.md#the-booking-path), called by
+-- bookAppointment (modules/booking/book.ts) with the free candidates in rank order: B1, O4, T2, T3,
+-- a hold booked by hold_id (B1, O4, L2) and a waitlist offer; also by clinic_book_guest_hold and,
+-- per occurrence, by clinic_book_series (p.defer_changes). In order: the key claimed or replayed
+-- (§6 Idempotency-Key); the hold checked (§13: 404, HOLD_EXPIRED); §13 NO_SHOW_LIMIT; §9
+-- BOOKING_LIMIT under the lock of the patient's clinic_patients row; §13's 3 holds per caller
+-- under an advisory lock; per candidate, in a subtransaction: the shared provider's time and the
+-- resources (§14), then the row, which the exclusion constraints let in once (§6: one 201; §13
+-- PATIENT_DOUBLE_BOOKED; §14 seats counted under their session key's lock); the schedule re-checked
+-- (changed: {stale}, read again); reminders (§10) or the 48-hour confirmation expiry (§13); the
+-- version bump and the event last (§10 E1, §17). Holds record no appointment event (§13).
+-- SET enable_seqscan off, and a generic plan on PostgreSQL only (DO block): planned once, by index.
 CREATE OR REPLACE FUNCTION clinic_book_appointment(p_clinic_id uuid, p jsonb)
  RETURNS jsonb
  LANGUAGE plpgsql

@@ -1,18 +1,15 @@
--- Guest holds cannot hoard a clinic's time (CONTRACT §15 v1.3, docs/manage-links.md#guest-holds; the
--- columns and the index it reads: drizzle/0020_guest_holds.sql).
---
--- Write: a guest's hold (O4 without a token). Takes what clinic_book_appointment takes, plus
--- guest_address (the client address's keyed hash); answers as it does.
---
--- The limits are decided here, by the database, so that they hold under concurrency and with any
--- number of server processes: the clinic's row is locked first (FOR NO KEY UPDATE: guest bookings
--- of the clinic wait for each other, while other bookings, whose foreign keys take only a key-share
--- lock on it, and reads do not wait), then the clinic's live guest holds are counted (each statement
--- of a plpgsql function sees what the one before it committed), and the hold is written by
--- clinic_book_appointment and marked as a guest's, all before the lock is released at the commit.
--- A row lock, not an advisory lock: on Citus it is taken on the clinic's node, like every other
--- statement here. A hold counts while it is held and its held_until is ahead: an expired one counts
--- for nothing, a confirmed or released one is no longer held.
+-- The write of a guest's hold (O4 without a token, §15), called by bookAppointment
+-- (modules/booking/book.ts) instead of clinic_book_appointment when the request carries a client
+-- address (bookAsGuest, router/shared/booking.ts). Takes what clinic_book_appointment takes, plus
+-- guest_address (the client address's keyed hash, §11), and answers as it does.
+-- §15 v1.3, guest holds cannot hoard a clinic's time: at most 3 live guest holds per address and 1
+-- per e-mail (case-insensitive), else 409 BOOKING_LIMIT with lapses_at; at most the clinic's
+-- guest_holds_max in all, else 429 RATE_LIMITED with retry_after_s (0 turns guest booking off).
+-- A hold counts while it is held and its held_until is ahead (appointments_guest_holds_idx).
+-- Under concurrency and with any number of processes: the clinic's row is locked FOR NO KEY UPDATE
+-- first (guest bookings of the clinic queue; other bookings, whose foreign keys take only a
+-- key-share lock, and reads do not wait), then counted, booked and marked, all before the commit.
+-- A row lock, not an advisory lock: on Citus it is on the clinic's node (docs/manage-links.md).
 CREATE OR REPLACE FUNCTION clinic_book_guest_hold(p_clinic_id uuid, p jsonb) RETURNS jsonb
 LANGUAGE plpgsql
 -- Planned by its indexes, as the other writes of the hot paths (drizzle/0016_plans_by_index.sql).

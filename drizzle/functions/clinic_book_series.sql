@@ -1,12 +1,15 @@
--- Write: a series (R1), all in one transaction and one statement. p: user_id, idem (the key's
--- stored id is the series'), or refuse; series: service_id, provider_id, rrule, start, mode,
--- patient_name, patient_email, patient_phone, patient_user_id, notes; occurrences: what
--- clinic_book_appointment takes for each start the read found free (start, end, occupied range,
--- buffers, candidates in rank order, schedule); skipped: [{start, reasons}] the read refused
--- (skip_unavailable); now. Each occurrence is booked by clinic_book_appointment (its own checks,
--- events and reminders); all_or_nothing: any refusal refuses the series (409 SLOT_UNAVAILABLE
--- with conflicts), skip_unavailable: a refused one joins skipped. One message tells the patient
--- of the whole series.
+-- The write of a series (R1, §14), one statement and so one transaction, called by bookSeries
+-- (modules/series/book.ts) after one read of the range and the engine's check of every start.
+-- p: user_id, idem (its stored id is the series'), or refuse; series (service_id, provider_id,
+-- rrule, start, mode, patient_*, notes); occurrences (what clinic_book_appointment takes, for each
+-- start found free); skipped ([{start, reasons}] the read refused); schedule; now.
+-- The whole schedule is re-checked (key-share locks) before any occurrence is written; each is
+-- booked by clinic_book_appointment with p.defer_changes, and the version bumps and events follow
+-- for all of them at the end, in one order, so that no wait closes a circle.
+-- §14 modes: all_or_nothing refuses the series on any refusal (409 SLOT_UNAVAILABLE with
+-- conflicts, §8 codes); skip_unavailable adds it to skipped; none bookable is 409 either way.
+-- clinic.quiet_messages holds back the occurrences' messages: one tells of the whole series (§15).
+-- SET enable_seqscan off; a generic plan on PostgreSQL only (DO block).
 CREATE OR REPLACE FUNCTION clinic_book_series(p_clinic_id uuid, p jsonb)
  RETURNS jsonb
  LANGUAGE plpgsql

@@ -1,4 +1,12 @@
--- 0008, numbered by the clock.
+-- Bumps the availability version (the cache's, not the schedule's) of each scope given: the
+-- providers whose booked time changed and the resource kinds (clinic_kind_scope) taken or freed.
+-- §6: a write that changes availability invalidates the cache in its own transaction, so a read
+-- after its response, on any process, sees the change; §17: the ETags of V1 and O3 change with it.
+-- A no-key update of rows in sorted order, numbered by clinic_version_clock: the key-share locks of
+-- other bookings' schedule re-checks (clinic_check_schedule) do not wait for it.
+-- Called by clinic_book_appointment, clinic_book_series, clinic_reschedule_appointment,
+-- clinic_set_status, clinic_release_hold and clinic_expire_confirmation. The TypeScript writers use
+-- invalidateAvailability(…, {schedule: false}) (modules/availability/versions.ts).
 CREATE OR REPLACE FUNCTION clinic_bookings_changed(p_clinic_id uuid, p_providers uuid[])
  RETURNS void
  LANGUAGE plpgsql

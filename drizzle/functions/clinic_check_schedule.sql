@@ -1,6 +1,13 @@
--- The schedule a check was made on (scope id → schedule version) must still be the schedule: each
--- scope's row is held with a key-share lock, which a schedule change (FOR UPDATE first) waits for,
--- and which waits for a schedule change in progress; bookings do not block each other on it.
+-- Re-checks, in a write, that the schedule a read checked (p_schedule: scope id → schedule version,
+-- the clinic's and providers') is still the schedule (§6, §8: B1 re-checks in its transaction that
+-- the start is a slot of the current availability). A changed version raises CL002 (STALE): the
+-- write answers {stale} and the caller reads again (at most three times, then 409 CONFLICT).
+-- Each scope's availability_versions row is taken FOR KEY SHARE (made first if the scope never
+-- changed): a schedule change (invalidateAvailability, FOR UPDATE first) waits for it, and it waits
+-- for one in progress, while bookings never wait for each other on it.
+-- Called by clinic_book_appointment (the clinic and the provider who got the slot),
+-- clinic_reschedule_appointment and clinic_book_series (every scope, before any occurrence).
+-- docs/performance.md#re-checking-the-schedule-without-making-bookings-wait-for-each-other
 CREATE OR REPLACE FUNCTION clinic_check_schedule(p_clinic_id uuid, p_schedule jsonb)
  RETURNS void
  LANGUAGE plpgsql

@@ -1,4 +1,13 @@
--- 0012, numbered by the clock.
+-- A shared provider's time (§14, one person, many clinics): claims the appointment's occupied range
+-- in provider_busy before the appointment is written, so that the provider's appointments in all
+-- their clinics never overlap, on Citus too (provider_busy is distributed by user).
+-- The exclusion constraint provider_busy_no_overlap refuses an overlap (seats of one session
+-- aside) with an exclusion_violation, which the caller turns into the next candidate or 409
+-- SLOT_UNAVAILABLE "booked in another clinic". An expired hold's row in the way is deleted first.
+-- Then the provider's version is bumped in every clinic of theirs, in clinic order (§6 coherence
+-- across clinics). For a provider of one clinic it costs one read and does nothing.
+-- Called by clinic_book_appointment (also when a hold is booked: the time is claimed anew, without
+-- an end) and clinic_reschedule_appointment (at the new time).
 CREATE OR REPLACE FUNCTION clinic_claim_busy(p_clinic_id uuid, p_appointment_id uuid, p_provider uuid, p_occupied_start timestamp with time zone, p_occupied_end timestamp with time zone, p_session uuid, p_held_until timestamp with time zone, p_now timestamp with time zone)
  RETURNS void
  LANGUAGE plpgsql

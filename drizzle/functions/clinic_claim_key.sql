@@ -1,10 +1,13 @@
--- Errors of the write functions: SQLSTATE CL001 carries a contract code (MESSAGE), its detail
--- (DETAIL) and extras as JSON (HINT); CL002 says the schedule changed since the read. Each write
--- function turns them into its answer, having rolled back what it did.
---
--- Claims an idempotency key for this request, or answers the appointment of the request that
--- claimed it before (a replay). Null when there is no key or it is claimed now. A concurrent
--- request with the same key waits here until the first one's statement ends.
+-- §6 Idempotency-Key: claims the key (clinic, user, key) for this request, or answers the id of
+-- the appointment (or series) of the request that claimed it before, a replay; null when there is
+-- no key or it is claimed now. The same key with another request hash is 409
+-- IDEMPOTENCY_KEY_REUSED (§2); one still in use, or whose request never completed, is 409 CONFLICT.
+-- A concurrent request with the same key waits on the key's row until the first one's statement
+-- ends. Called first by clinic_book_appointment, clinic_reschedule_appointment and
+-- clinic_book_series; clinic_store_key stores the outcome. Refusals follow the write functions'
+-- convention: SQLSTATE CL001 with the contract code (MESSAGE), its detail (DETAIL) and extras as
+-- JSON (HINT), which the write answers as {error, detail, extra} after rolling back what it did
+-- (CL002: the schedule changed since the read).
 CREATE OR REPLACE FUNCTION clinic_claim_key(p_clinic_id uuid, p_user uuid, p_idem jsonb)
  RETURNS uuid
  LANGUAGE plpgsql

@@ -1,7 +1,12 @@
--- Takes one resource of each wanted kind for an appointment (p_wanted: [{kind, ids}], the free ones
--- the read found, by name): the first whose row the exclusion constraint lets in, active, not
--- closed. A seat of a group session shares the session's. Answers [{id, name, kind}]; 409
--- SLOT_UNAVAILABLE (CL001) when a kind has none.
+-- §14 resources: takes one resource of each kind the service needs for the appointment's occupied
+-- range (p_wanted: [{kind, ids}], the free ones the read found, in name order): the first that is
+-- active, not deleted, not closed and let in by the exclusion constraint
+-- resource_bookings_no_overlap, each try in its own subtransaction; an expired hold's row in the
+-- way is deleted first. A seat of a group session shares the session's resource of the kind.
+-- The appointment's own rows go first (a move claims anew). Answers [{id, name, kind}], which the
+-- appointment keeps as its resources; 409 SLOT_UNAVAILABLE (CL001, "no <kind> is free") when a
+-- kind has none. Called by clinic_book_appointment (a new booking, or a hold booked: its resources
+-- claimed anew, without an end) and clinic_reschedule_appointment (at the new time).
 CREATE OR REPLACE FUNCTION clinic_claim_resources(p_clinic_id uuid, p_appointment_id uuid, p_wanted jsonb, p_occupied_start timestamp with time zone, p_occupied_end timestamp with time zone, p_session uuid, p_session_resources jsonb, p_held_until timestamp with time zone, p_now timestamp with time zone)
  RETURNS jsonb
  LANGUAGE plpgsql

@@ -1,5 +1,9 @@
--- Drops an appointment's planned reminders; their jobs leave the outbox if still there (a job
--- already queued finds its reminder dropped and does nothing).
+-- Drops an appointment's planned reminders (marked dropped) and takes their jobs out of the outbox
+-- if they are still there; a job already handed to the queue finds its reminder dropped and does
+-- nothing. §10 reminders: none after a cancel, and a reschedule plans anew.
+-- Called by clinic_set_status (a decline) and clinic_reschedule_appointment (before
+-- clinic_plan_reminders). The TypeScript writers (a cancel) use dropReminders
+-- (modules/booking/reminders.ts).
 CREATE OR REPLACE FUNCTION clinic_drop_reminders(p_clinic_id uuid, p_appointment_id uuid)
  RETURNS void
  LANGUAGE plpgsql

@@ -1,7 +1,9 @@
--- The booking path (docs/performance.md#the-booking-path): one read of what the check of one start
--- needs, then one write that does the whole booking. Both run where the clinic's rows are (on Citus
--- they are distributed functions, co-located by their first argument). An instant in the JSON they
--- answer is written as JavaScript writes it (ISO 8601, milliseconds, Z).
+-- An instant as the API writes it (§1: ISO 8601 UTC with milliseconds and Z, as JavaScript's
+-- toISOString writes it), in every JSON the database functions answer or store (appointments,
+-- series, status_history, jobs, the read's rows, refusals' details). Called by most clinic_
+-- functions. STABLE, as its body (to_char) is, so that PostgreSQL inlines it: an IMMUTABLE
+-- declaration over a STABLE body is never inlined (docs/performance.md#planning-once).
+-- Copied to every node on Citus (it has no clinic argument).
 CREATE OR REPLACE FUNCTION clinic_iso_instant(p_at timestamp with time zone)
  RETURNS text
  LANGUAGE sql

@@ -1,10 +1,11 @@
--- The one planner of a change's webhook deliveries (CONTRACT §10; docs/events.md#webhooks): for each
--- recorded event and each active webhook of the clinic subscribed to its type ("*" or the type), a
--- delivery and its first attempt in the outbox (the webhook-delivery job, modules/webhooks), in the
--- transaction that records the event — so a delivery exists exactly when its event does. A delivery
--- keeps no copy of its event: it is rendered from the event's row when it is sent (eventJson,
--- docs/events.md#one-rendering). Called by clinic_record_event (the SQL writers) and by
--- planDeliveries (modules/webhooks/deliver.ts, the TypeScript writers), once for all their events.
+-- The one planner of a change's webhook deliveries (§10: at least once, for every event and every
+-- active webhook that matches it; docs/events.md#webhooks): for each recorded event and each active
+-- webhook of the clinic subscribed to its type ("*" or the type), a delivery and its first attempt
+-- in the outbox (the webhook-delivery job, modules/webhooks), in the transaction that records the
+-- event, so a delivery exists exactly when its event does. A delivery keeps no copy of its event:
+-- it is rendered from the event's row when it is sent (eventJson, docs/events.md#one-rendering).
+-- Called by clinic_record_event (the SQL writers) and by planDeliveries
+-- (modules/webhooks/deliver.ts, the TypeScript writers), once for all their events.
 CREATE OR REPLACE FUNCTION clinic_plan_deliveries(p_clinic_id uuid, p_event_ids uuid[], p_types text[])
  RETURNS void
  LANGUAGE plpgsql

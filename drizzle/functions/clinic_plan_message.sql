@@ -1,4 +1,11 @@
--- A patient's message (0010); none while a series books or cancels its occurrences.
+-- Plans a patient's message (§15 messages): its row in messages and its message-send job in the
+-- outbox, in the transaction of the change it tells of, so it is sent at least once after the
+-- commit and never blocks the booking (docs/messages.md). Nothing without a kind or an e-mail
+-- address; one per (cause, kind), a repeat does nothing. Nothing while clinic.quiet_messages is on:
+-- a series books (clinic_book_series) or cancels (cancelSeries, modules/series/cancel.ts) its
+-- occurrences so, and then plans one message for all of them. Called by clinic_record_event (an
+-- event's message, by clinic_event_message_kind), clinic_book_appointment (a waitlist offer, a
+-- guest's confirm request), clinic_book_series and planMessages (modules/messages/plan.ts).
 CREATE OR REPLACE FUNCTION clinic_plan_message(p_clinic_id uuid, p_kind text, p_cause uuid, p_data jsonb)
  RETURNS void
  LANGUAGE plpgsql

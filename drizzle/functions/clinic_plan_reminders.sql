@@ -1,5 +1,10 @@
--- Plans an appointment's reminders: one per offset of the clinic at start − offset, unless that has
--- passed at p_now; each job waits in the outbox (docs/events.md#reminders).
+-- §10 reminders: plans one reminder per offset of the clinic (reminder_offsets_min) at start −
+-- offset, none whose moment has passed at p_now. Each is a row of appointment_reminders and an
+-- appointment-reminder job waiting in the outbox until that moment; the job records the
+-- appointment.reminder event exactly once (docs/events.md#reminders). Planning the same start
+-- again re-plans the row with a new job. Called by clinic_book_appointment (booked),
+-- clinic_set_status (a confirmation: pending → booked) and clinic_reschedule_appointment (after
+-- clinic_drop_reminders, at the new start). Holds and pending appointments get none.
 CREATE OR REPLACE FUNCTION clinic_plan_reminders(p_clinic_id uuid, p_appointment_id uuid, p_start timestamp with time zone, p_now timestamp with time zone)
  RETURNS void
  LANGUAGE plpgsql

@@ -1,8 +1,12 @@
--- Records an event of the SQL writers (CONTRACT §10 E1, docs/events.md): its webhook deliveries
--- (clinic_plan_deliveries, the one planner), the patient's message (clinic_plan_message, the one
--- planner of messages) and its row, numbered in commit order by the clinic's counter row, which is
--- locked last so that it serialises only the commit of the clinic's writers. The TypeScript writers
--- record theirs with recordChanges (modules/events/record.ts), which plans through the same two.
+-- Records an event of the SQL writers in the transaction of its change (§10), with its webhook
+-- deliveries (clinic_plan_deliveries) and the patient's message (clinic_plan_message, by
+-- clinic_event_message_kind). §10 E1 is gap-free in commit order: the event is numbered by the
+-- clinic's event_counters row, whose lock is held until the commit; it is taken last, so the
+-- clinic's writers wait for each other only for their commit (§17;
+-- docs/performance.md#a-gap-free-feed-without-waiting). Called by clinic_book_appointment,
+-- clinic_book_series, clinic_reschedule_appointment, clinic_set_status and
+-- clinic_expire_confirmation, after their change. The TypeScript writers record theirs with
+-- recordChanges (modules/events/record.ts), which plans through the same two planners.
 CREATE OR REPLACE FUNCTION clinic_record_event(p_clinic_id uuid, p_type text, p_data jsonb)
  RETURNS void
  LANGUAGE plpgsql

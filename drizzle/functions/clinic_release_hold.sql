@@ -1,7 +1,11 @@
--- Releasing a hold (0012): a member below STAFF who names another caller's hold is told that their
--- role is too low (403 FORBIDDEN, §13 T4), not that it does not exist; a caller who is not a member
--- (a patient releasing their own hold) still gets 404 for anyone else's, which shows no other
--- patient's data.
+-- T4 (§13): releases a hold, which is deleted (not canceled), so its time is free again at once:
+-- its creator's own, or as STAFF (or a global ADMIN, p.admin) anyone's. A member below STAFF who
+-- names another caller's hold is told that their role is too low (403 FORBIDDEN); a caller who is
+-- not a member (a patient releasing their own hold, T3) gets 404 NOT_FOUND for anyone else's,
+-- which shows no other patient's data (§9). Frees the shared provider's time and the resources
+-- (clinic_sync_busy) and bumps the version (clinic_bookings_changed). Called by releaseHold
+-- (modules/booking/status.ts) for T4, and for L5 when a guest declines their hold
+-- (modules/manage/manage.ts). SET enable_seqscan off; a generic plan on PostgreSQL only (DO block).
 CREATE OR REPLACE FUNCTION clinic_release_hold(p_clinic_id uuid, p jsonb)
  RETURNS jsonb
  LANGUAGE plpgsql

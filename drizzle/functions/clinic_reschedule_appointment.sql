@@ -1,6 +1,14 @@
--- Write: one move (0009), now moving a group seat into the session at the new time, claiming a shared
--- provider's time and the resources at the new time, and releasing the former provider's time
--- (after the update, which the sync reads).
+-- The write of a move (§8 B5; U4, L4), called by rescheduleAppointment
+-- (modules/booking/reschedule.ts) after the read and the engine found the new start free as if
+-- this appointment did not exist. One transaction: it moves or nothing changes. In order: the key
+-- claimed or replayed (§6); the row locked and its revision compared (a change since the read, or
+-- a status but booked or pending: {stale}, read again); the schedule re-checked; a group seat joins
+-- the session at the new time if a seat is left (§14, under the session key's lock); expired holds
+-- cleared; the shared provider's time and the resources (§14) claimed at the new time, the former
+-- provider's time freed after the update; exclusion violations are 409 SLOT_UNAVAILABLE or
+-- PATIENT_DOUBLE_BOOKED (§13). Reminders planned anew (§10) or, if pending, the confirmation
+-- expiry queued by the new start (§13); appointment.rescheduled with previous_start/previous_end.
+-- SET enable_seqscan off; a generic plan on PostgreSQL only (DO block).
 CREATE OR REPLACE FUNCTION clinic_reschedule_appointment(p_clinic_id uuid, p jsonb)
  RETURNS jsonb
  LANGUAGE plpgsql

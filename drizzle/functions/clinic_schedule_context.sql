@@ -1,20 +1,14 @@
--- The read (0014) without building what the caller already has (docs/performance.md#the-booking-path).
---
--- The candidates and the weekly hours of a service depend on nothing but the service, the clinic's
--- members and their hours, and every change of those bumps the schedule version of the clinic or of
--- a provider. The caller (modules/availability/context.ts) keeps them per process with the schedule
--- versions and candidate list they were read at, and sends those as p.known; when both are still
--- the clinic's, the read answers "known": true and leaves them out. For the clinic of 50 providers
--- that was most of an availability miss's read (255 weekly hours and 50 members as JSON).
--- The versions are read once for both counters (two scans before), and first: each statement of
--- the function takes its own snapshot, and the versions were read after the service, the
--- candidates, the resources and other clinics' busy time, so a change committing in between could
--- pair old rows with new versions (a cached answer kept stale until the next change). Read first,
--- the rows that follow are as new as the versions or newer, which costs at most a miss or a re-read.
---
--- And the check of one start (p.slot_start) reads what occupies time only where the slot would
--- occupy it: not the whole [start − 4 h, start + a day + 4 h], in which a busy day of ten providers
--- is some two hundred bookings to build, send and parse for a check that can be refused by two.
+-- The one read of the booking path and of availability (docs/performance.md#the-booking-path),
+-- called by readScheduleContext (modules/availability/context.ts) for a booking's or a move's check
+-- of one start (p.slot_start), an availability answer's range (V1, O3, next free), V2 and a series
+-- (R1). Answers as json: the service, its candidates and weekly hours, the range's overrides,
+-- closures and occupying bookings (§6, §8, §13), shared providers' time elsewhere and the required
+-- resources (§14), each candidate's bookings that local date (day_load, §6's rank; its twin
+-- localDayLoad, dayLoad.test.ts) and the schedule and cache versions. It first counts the caller's
+-- booking write (p.rate: §9 BOOKING_RATE_LIMIT, §15 GUEST_RATE_LIMIT). It reads the versions first:
+-- each statement sees what committed when it starts, so what follows is as new or newer. The
+-- candidates and hours the caller holds at the same versions (p.known) are left out, and a check
+-- reads only the slot's occupied time. SET enable_seqscan off; generic plan on PostgreSQL (DO).
 CREATE OR REPLACE FUNCTION clinic_schedule_context(p_clinic_id uuid, p jsonb)
  RETURNS json
  LANGUAGE plpgsql

@@ -1,4 +1,8 @@
--- A series as the API shows it (modules/series: seriesOutput): its occurrences by start.
+-- A series as the API shows it (§14 Series: R1, R2, R3; seriesOutput in modules/series/view.ts),
+-- its occurrences by start, each as clinic_appointment_json; null when the clinic has no such
+-- series. Called by clinic_book_series (its answer, and a replayed key's) and by getSeries
+-- (modules/series/read.ts: R2, and R3's answer). One call per occurrence, in a loop: on Citus a
+-- function that reads cannot run inside a query of a shard.
 CREATE OR REPLACE FUNCTION clinic_series_json(p_clinic_id uuid, p_id uuid)
  RETURNS jsonb
  LANGUAGE plpgsql

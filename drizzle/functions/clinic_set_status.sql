@@ -1,4 +1,13 @@
--- A status change (0009), with provider_busy.
+-- T1 (§13): changes an appointment's status by the transition table (clinic_transition_refusal),
+-- under the appointment's row lock. Called by changeAppointmentStatus (modules/booking/status.ts)
+-- for T1. 404 NOT_FOUND for none in the clinic; If-Match (p.if_match) other than its updated_at is
+-- 409 STALE_UPDATED_AT (§2; two desks at once: one wins); a change the table or the time does not
+-- allow is 409 INVALID_TRANSITION, one the caller may not make 403 FORBIDDEN (confirm and decline
+-- are STAFF's, the others STAFF's or the appointment's provider's). A decline (→ canceled, reason
+-- declined) frees the time (clinic_sync_busy, clinic_bookings_changed) and drops the reminders; a
+-- confirmation (pending → booked) plans them (§10). Appends to status_history and records
+-- appointment.status_changed with previous_status (§13). SET enable_seqscan off; a generic plan on
+-- PostgreSQL only (DO block).
 CREATE OR REPLACE FUNCTION clinic_set_status(p_clinic_id uuid, p jsonb)
  RETURNS jsonb
  LANGUAGE plpgsql

@@ -1,4 +1,12 @@
--- 0013, numbered by the clock.
+-- Makes an appointment's shared time what the appointment now is, after a change that frees or
+-- moves it. §14 resources: a canceled or deleted appointment's resource_bookings go (their kinds'
+-- versions bumped); otherwise they take its held_until (a booked hold's goes). §14 one person, many
+-- clinics: its provider_busy row is rewritten (none if canceled), an expired hold in the way is
+-- deleted, and the providers' versions are bumped in every clinic of theirs, in (clinic, provider)
+-- order, so two clinics' writers never wait in a circle; a provider of one clinic costs one read.
+-- Called by clinic_set_status (a decline), clinic_release_hold, clinic_expire_confirmation,
+-- clinic_reschedule_appointment (the former provider) and syncProviderBusy
+-- (modules/booking/busy.ts: a cancel, a waitlist offer taken back).
 CREATE OR REPLACE FUNCTION clinic_sync_busy(p_clinic_id uuid, p_appointment_id uuid, p_users uuid[], p_now timestamp with time zone)
  RETURNS void
  LANGUAGE plpgsql

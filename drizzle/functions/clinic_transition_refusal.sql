@@ -1,5 +1,10 @@
--- A status change the transition table (§13, T1) allows, by someone it allows it to, at a time it
--- allows it; null when it is not one (the caller explains which rule refused it).
+-- §13 T1's transition table: null when the change from p_from to p_to is allowed, for this caller,
+-- at this moment; else what refuses it: FORBIDDEN (confirm and decline are STAFF's, the others
+-- STAFF's or the appointment's provider's), INVALID_TRANSITION (not in the table),
+-- TOO_EARLY_OR_LATE (check-in from 24 hours before the start until its end), NOT_STARTED (a no-show
+-- only once the start has passed), ENDED (a late arrival only before the end). Called by
+-- clinic_set_status, which turns these into 403 or 409 with their detail. IMMUTABLE: the moment is
+-- an argument.
 CREATE OR REPLACE FUNCTION clinic_transition_refusal(p_from text, p_to text, p_staff boolean, p_is_provider boolean, p_start timestamp with time zone, p_end timestamp with time zone, p_now timestamp with time zone)
  RETURNS text
  LANGUAGE plpgsql

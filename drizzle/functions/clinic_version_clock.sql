@@ -1,12 +1,12 @@
--- A version never names two states of its scope. Versions counted up from 1, so after a restore
--- or a failover that lost commits (asynchronous replication) the next changes handed out again the
--- numbers the lost ones had had, and a process that had kept an availability answer (or a
--- service's candidates and hours, 0015) under such a number served it for the new state. Now a new
--- row starts at the database clock's milliseconds and a bump takes the greater of the next number
--- and the clock, so a change made after the loss is numbered above everything handed out before it
--- (as long as the new server's clock is not behind the old one's by more than the failover took:
--- docs/performance.md#versions-that-never-repeat). The clock goes in as the inserted value and
--- reaches the update as `excluded` (Citus takes no function but immutable ones in DO UPDATE SET).
+-- The database clock in milliseconds (the transaction's start), from which availability versions
+-- are numbered: a new version row starts at it and a bump takes greatest(version + 1, it). So a
+-- version never names two states of its scope, even after a restore or failover that lost commits:
+-- a change made after it is numbered above everything handed out before (unless the new server's
+-- clock is behind by more than the failover took; docs/performance.md#versions-that-never-repeat).
+-- §6 coherence and §17 ETags compare versions for equality. Called by clinic_bookings_changed,
+-- clinic_claim_busy, clinic_sync_busy and invalidateAvailability
+-- (modules/availability/versions.ts), always as the inserted value, which reaches the update as
+-- `excluded` (Citus takes only immutable functions in ON CONFLICT DO UPDATE SET).
 CREATE OR REPLACE FUNCTION clinic_version_clock()
  RETURNS bigint
  LANGUAGE sql
