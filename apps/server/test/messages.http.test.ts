@@ -4,11 +4,11 @@
 // booked, moved and canceled e-mails arrive in the clinic's language with the .ics of the calendar
 // feed's UID. Bad input leaves nothing behind; tokens never reach a log line.
 import { Writable } from "node:stream";
-import { eq } from "drizzle-orm";
-import { afterAll, describe, expect, it } from "vitest";
+import { eq, sql } from "drizzle-orm";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { createTokenVerifier, smtpTransport } from "@clinic/api";
 import { addService, bookableClinic, createUser, testSecret } from "@clinic/api/testing";
-import { appointments, clinics } from "@clinic/db";
+import { appointments, clinics, rowsOf } from "@clinic/db";
 import { buildApp } from "../src/app.ts";
 import { type CaughtMail, startMailCatcher } from "../src/mailCatcher.ts";
 import { problemOf, request, useTestApp } from "./helpers.ts";
@@ -18,6 +18,9 @@ const now = new Date("2027-03-12T07:00:00.000Z");
 const start = "2027-03-15T09:00:00.000Z";
 const later = "2027-03-15T11:00:00.000Z";
 const publicUrl = "https://clinic.example";
+
+// An e-mail may wait up to 45 s (inbox): the tests of this file may take longer than the default.
+vi.setConfig({ testTimeout: 90_000 });
 
 const catcher = await startMailCatcher();
 afterAll(() => catcher.close());
@@ -33,6 +36,9 @@ const t = useTestApp(
       logLevel: "silent",
       jobPollIntervalMs: 500,
       guestRateLimit: 6,
+      // A send that fails under load (CI's Citus stage runs three suites on two cores) is retried
+      // within seconds, not after the production schedule's 5 s and 30 s.
+      webhooks: { allowPrivate: false, retryDelaysS: [1, 1, 2, 2, 5] },
     },
     mail: { transport: smtpTransport(catcher.url), from: "Praxis <no-reply@clinic.example>", publicUrl, catcher },
   },
@@ -63,8 +69,27 @@ async function guestClinic(options: { locale?: "en" | "de" } = {}) {
   return { ...c, service };
 }
 
-const inbox = (to: string, subject: RegExp) =>
-  catcher.waitFor((mail) => mail.to.includes(to) && subject.test(mail.subject), 20_000);
+/**
+ * The e-mail to `to` whose subject matches, within 45 s. Past that, the error says where the mail
+ * stopped: the messages planned for that address, its waitlist entries and the last mails caught
+ * (the Citus stage of CI once timed out here, and a bare timeout says nothing).
+ */
+const inbox = async (to: string, subject: RegExp) => {
+  try {
+    return await catcher.waitFor((mail) => mail.to.includes(to) && subject.test(mail.subject), 45_000);
+  } catch (error) {
+    const [messagesTo, entries] = await Promise.all([
+      t.handle.db.execute(sql`select kind, status, attempts, last_error, created_at from messages where "to" = ${to}`),
+      t.handle.db.execute(sql`select status, offer_appointment_id from waitlist_entries where patient_email = ${to}`),
+    ]);
+    const state = {
+      messages: rowsOf(messagesTo),
+      entries: rowsOf(entries),
+      caught: catcher.mails.slice(-10).map((m) => ({ to: m.to, subject: m.subject })),
+    };
+    throw new Error(`${error instanceof Error ? error.message : String(error)}: ${JSON.stringify(state)}`);
+  }
+};
 
 const linkOf = (mail: CaughtMail) => {
   const match = /https:\/\/clinic\.example\/manage\/([A-Za-z0-9_-]{64})/.exec(mail.text);
