@@ -1,12 +1,11 @@
 // Runs once per vitest run of a package: prepares the database every test file of the run uses.
-// PGlite (default): migrate once (and install the job queue's schema), dump the data directory to a
+// PGlite (default): migrate once, dump the data directory to a
 // template file that test files load. PostgreSQL (DATABASE_URL set): the same on that database, once.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TestProject } from "vitest/node";
 import { loadConfig } from "@clinic/config";
-import { installJobQueue } from "@clinic/api";
 import { migrate, openDatabase } from "@clinic/db";
 import { writePgliteTemplate } from "@clinic/db/testing";
 
@@ -16,7 +15,6 @@ export default async function setup(project: TestProject): Promise<() => Promise
     const handle = await openDatabase({ url: databaseUrl, poolMax: 1 });
     try {
       await migrate(handle.db);
-      await installJobQueue(handle);
     } finally {
       await handle.close();
     }
@@ -26,7 +24,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   }
   const dir = await mkdtemp(join(tmpdir(), "clinic-pglite-"));
   const template = join(dir, "template.tar");
-  await writePgliteTemplate(template, installJobQueue);
+  await writePgliteTemplate(template);
   project.provide("databaseUrl", undefined);
   project.provide("pgliteTemplate", template);
   return async () => {

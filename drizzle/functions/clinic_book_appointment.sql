@@ -232,7 +232,7 @@ BEGIN
       PERFORM clinic_plan_reminders(p_clinic_id, v_id, v_start, v_now);
     ELSIF v_status = 'pending' THEN
       -- Not confirmed within 48 hours or by the start: canceled (a durable job, modules/booking/confirmation.ts).
-      INSERT INTO outbox (clinic_id, job_id, queue, data, start_after)
+      INSERT INTO jobs (clinic_id, job_id, queue, data, run_at)
       VALUES (p_clinic_id, gen_random_uuid(), 'confirmation-expiry',
               jsonb_build_object('clinicId', p_clinic_id, 'appointmentId', v_id), least(v_now + interval '48 hours', v_start));
     END IF;

@@ -1,6 +1,5 @@
--- Drops an appointment's planned reminders (marked dropped) and takes their jobs out of the outbox
--- if they are still there; a job already handed to the queue finds its reminder dropped and does
--- nothing. §10 reminders: none after a cancel, and a reschedule plans anew.
+-- Drops an appointment's planned reminders (marked dropped) and deletes their jobs from the job
+-- queue; a job already running finds its reminder dropped and does nothing. §10 reminders: none after a cancel, and a reschedule plans anew.
 -- Called by clinic_set_status (a decline) and clinic_reschedule_appointment (before
 -- clinic_plan_reminders). The TypeScript writers (a cancel) use dropReminders
 -- (modules/booking/reminders.ts).
@@ -18,6 +17,6 @@ BEGIN
     RETURNING r.job_id)
   SELECT coalesce(array_agg(job_id), '{}') INTO v_jobs FROM dropped;
   IF cardinality(v_jobs) > 0 THEN
-    DELETE FROM outbox WHERE clinic_id = p_clinic_id AND job_id = ANY (v_jobs);
+    DELETE FROM jobs WHERE clinic_id = p_clinic_id AND job_id = ANY (v_jobs);
   END IF;
 END $function$;

@@ -1,7 +1,7 @@
 -- §13: a pending appointment not confirmed within 48 hours of its request (clinic_requested_at),
 -- or by its start, becomes canceled with reason confirmation_expired. Run by the
 -- confirmation-expiry job (runConfirmationExpiry, modules/booking/confirmation.ts), which
--- clinic_book_appointment queues in the booking's own transaction (the outbox) and
+-- clinic_book_appointment queues in the booking's own transaction (the jobs table) and
 -- clinic_reschedule_appointment queues again for a move. Under the appointment's row lock; one no
 -- longer pending, or not yet due, is left alone ({expired: false}), so a second run changes
 -- nothing. Frees the time (clinic_sync_busy, clinic_bookings_changed) and records

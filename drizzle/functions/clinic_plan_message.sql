@@ -1,5 +1,5 @@
 -- Plans a patient's message (§15 messages): its row in messages and its message-send job in the
--- outbox, in the transaction of the change it tells of, so it is sent at least once after the
+-- job queue (jobs), in the transaction of the change it tells of, so it is sent at least once after the
 -- commit and never blocks the booking (docs/messages.md). Nothing without a kind or an e-mail
 -- address; one per (cause, kind), a repeat does nothing. Nothing while clinic.quiet_messages is on:
 -- a series books (clinic_book_series) or cancels (cancelSeries, modules/series/cancel.ts) its
@@ -24,7 +24,7 @@ BEGIN
   ON CONFLICT (clinic_id, cause_id, kind) DO NOTHING
   RETURNING id INTO v_id;
   IF v_id IS NOT NULL THEN
-    INSERT INTO outbox (clinic_id, job_id, queue, data)
+    INSERT INTO jobs (clinic_id, job_id, queue, data)
     VALUES (p_clinic_id, gen_random_uuid(), 'message-send', jsonb_build_object('clinicId', p_clinic_id, 'messageId', v_id, 'attempt', 0));
   END IF;
 END $function$;

@@ -1,6 +1,6 @@
 -- §10 reminders: plans one reminder per offset of the clinic (reminder_offsets_min) at start −
 -- offset, none whose moment has passed at p_now. Each is a row of appointment_reminders and an
--- appointment-reminder job waiting in the outbox until that moment; the job records the
+-- appointment-reminder job in the job queue, due at that moment; the job records the
 -- appointment.reminder event exactly once (docs/events.md#reminders). Planning the same start
 -- again re-plans the row with a new job. Called by clinic_book_appointment (booked),
 -- clinic_set_status (a confirmation: pending → booked) and clinic_reschedule_appointment (after
@@ -23,7 +23,7 @@ BEGIN
     ON CONFLICT (clinic_id, appointment_id, offset_min, starts_at) DO UPDATE
       SET job_id = excluded.job_id, status = 'planned',
           updated_at = greatest(excluded.updated_at, ((r.updated_at AT TIME ZONE 'UTC') + interval '1 millisecond') AT TIME ZONE 'UTC');
-    INSERT INTO outbox (clinic_id, job_id, queue, data, start_after)
+    INSERT INTO jobs (clinic_id, job_id, queue, data, run_at)
     VALUES (p_clinic_id, v_job, 'appointment-reminder',
             jsonb_build_object('clinicId', p_clinic_id, 'appointmentId', p_appointment_id, 'offsetMin', v_offset, 'startsAt', clinic_iso_instant(p_start)), v_at);
   END LOOP;

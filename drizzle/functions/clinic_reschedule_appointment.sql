@@ -103,7 +103,7 @@ BEGIN
       PERFORM clinic_plan_reminders(p_clinic_id, v_id, v_start, (p->>'now')::timestamptz);
     ELSE
       -- Pending: its confirmation now also expires by the new start.
-      INSERT INTO outbox (clinic_id, job_id, queue, data, start_after)
+      INSERT INTO jobs (clinic_id, job_id, queue, data, run_at)
       VALUES (p_clinic_id, gen_random_uuid(), 'confirmation-expiry',
               jsonb_build_object('clinicId', p_clinic_id, 'appointmentId', v_id), least(v_current.requested_at + interval '48 hours', v_start));
     END IF;

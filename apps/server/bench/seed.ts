@@ -337,9 +337,8 @@ export async function removeLeftovers(database: DbHandle): Promise<number> {
 }
 
 /**
- * Deletes the world's clinics (members, hours, services, bookings, events, webhooks and the outbox
- * go with them), its users, and the queued jobs of its clinics (reminders years ahead, deliveries
- * not yet made: they would find nothing to do, but stay in the queue until then).
+ * Deletes the world's clinics (members, hours, services, bookings, events, webhooks and their
+ * queued jobs go with them) and its users.
  */
 export async function removeWorld(database: DbHandle, world: BenchWorld): Promise<void> {
   const clinicIds = [...world.clinics, world.large].map((c) => c.id);
@@ -357,14 +356,4 @@ async function removeRows(
     await batched(userIds, (ids) => database.db.delete(providerBusy).where(inArray(providerBusy.userId, ids)), 1000);
   await batched(clinicIds, (ids) => database.db.delete(clinics).where(inArray(clinics.id, ids)), 20);
   await batched(userIds, (ids) => database.db.delete(users).where(inArray(users.id, ids)), 1000);
-  const queue = rowsOf<{ job: string | null }>(
-    await database.db.execute(sql`select to_regclass('pgboss.job')::text as job`),
-  )[0]?.job;
-  if (queue)
-    await database.db.execute(
-      sql`delete from pgboss.job where data->>'clinicId' in (${sql.join(
-        clinicIds.map((id) => sql`${id}`),
-        sql`, `,
-      )})`,
-    );
 }

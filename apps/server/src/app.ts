@@ -52,6 +52,7 @@ export interface AppOptions {
         | "publicUrl"
         | "webhooks"
         | "jobPollIntervalMs"
+        | "jobLeaseS"
         | "metricsToken"
       >
     >;
@@ -364,11 +365,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   if (options.mail?.catcher) registerDevMail(app, options.mail.catcher);
 
   if (options.workers) {
-    const workers = await startWorkers(options.database, {
+    const workers = startWorkers(options.database, {
       allowPrivate: options.config.webhooks?.allowPrivate ?? false,
       retryDelaysS: options.config.webhooks?.retryDelaysS ?? [5, 30, 120, 600, 1800, 7200, 21600, 86400],
       timeoutMs: 10_000,
-      pollingIntervalSeconds: (options.config.jobPollIntervalMs ?? 1000) / 1000,
+      pollIntervalMs: options.config.jobPollIntervalMs,
+      jobRetry: options.config.jobLeaseS === undefined ? undefined : { leaseS: options.config.jobLeaseS },
       waitlistIntervalMs: options.waitlistIntervalMs,
       now: options.now,
       mail: {

@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { installJobQueue, mintToken } from "@clinic/api";
+import { mintToken } from "@clinic/api";
 import { ConfigError, loadConfig } from "@clinic/config";
 import { migrate, openDatabase } from "@clinic/db";
 import { demoTokens, seedDemo } from "./demo.ts";
@@ -60,7 +60,6 @@ async function main(argv: string[]): Promise<number> {
           console.log(`distributed on Citus: ${tables.join(", ")}`);
         },
       });
-      await installJobQueue(database);
       console.log(applied.length > 0 ? `${applied.length} migration(s) applied` : "up to date");
     } finally {
       await database.close();
@@ -71,7 +70,6 @@ async function main(argv: string[]): Promise<number> {
     const database = await openDatabase({ url: config.databaseUrl, pgliteDir: config.pgliteDir });
     try {
       await migrate(database.db);
-      await installJobQueue(database);
       const demo = await seedDemo(database.db);
       console.log(`${demo.created ? "created" : "already there"}: demo clinic ${demo.clinicId} (${demo.timezone})`);
       const secret = await resolveJwtSecret(config);

@@ -1,7 +1,7 @@
 import cluster from "node:cluster";
 import { performance } from "node:perf_hooks";
 import type { FastifyInstance } from "fastify";
-import { createTokenVerifier, installJobQueue, mintToken, smtpTransport } from "@clinic/api";
+import { createTokenVerifier, mintToken, smtpTransport } from "@clinic/api";
 import { ConfigError, type Config, loadConfig } from "@clinic/config";
 import { type DbHandle, migrate, openDatabase } from "@clinic/db";
 import { type AppOptions, buildApp } from "./app.ts";
@@ -31,7 +31,6 @@ async function prepare(config: Config, database: DbHandle): Promise<DemoInfo | u
     },
   });
   console.log(applied.length > 0 ? `Migrations applied: ${applied.length}` : "Database schema is up to date");
-  await installJobQueue(database);
   if (config.demo === "on" || (config.demo === "auto" && !config.databaseUrl && (await isEmpty(database.db)))) {
     console.log("Creating the demo clinic (DEMO=off skips this) ...");
     return seedDemo(database.db);

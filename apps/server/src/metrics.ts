@@ -1,12 +1,12 @@
 // GET /metrics (docs/operations.md#metrics): Prometheus text format from prom-client, one registry
 // per app. Request durations by route pattern, booking writes by outcome, availability cache
-// lookups, the database pool, and webhook deliveries as the database holds them (so every process
-// reports the same, whichever delivered).
+// lookups, the database pool, the job queue and webhook deliveries as the database holds them (so
+// every process reports the same, whichever ran the jobs).
 import { timingSafeEqual } from "node:crypto";
 import type { FastifyInstance } from "fastify";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { ApiObserver, AvailabilityCache } from "@clinic/api";
-import { deliveryCountsByStatus, oldestPendingDeliveryAgeS } from "@clinic/api";
+import { deliveryCountsByStatus, jobQueueState, oldestPendingDeliveryAgeS, queueNames } from "@clinic/api";
 import type { DbHandle } from "@clinic/db";
 import { problem, problemContentType } from "./problem.ts";
 
@@ -64,6 +64,41 @@ export function createMetrics(database: DbHandle, cache: AvailabilityCache, now:
       this.set(database.health.isDown ? 0 : 1);
     },
   });
+
+  // The job queue (docs/jobs.md#watching-it): one read per scrape, shared by its three gauges
+  // (prom-client collects them together).
+  let queueRead: { at: number; state: ReturnType<typeof jobQueueState> } | undefined;
+  const queueState = () => {
+    const at = Date.now();
+    if (!queueRead || at - queueRead.at > 500) queueRead = { at, state: jobQueueState(database.db) };
+    return queueRead.state;
+  };
+  const queueGauge = (
+    name: string,
+    help: string,
+    value: (row: Awaited<ReturnType<typeof jobQueueState>>[number]) => number,
+  ) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ["queue"] as const,
+      registers: [registry],
+      async collect() {
+        if (database.health.isDown) return;
+        const state = await queueState();
+        for (const queue of Object.values(queueNames)) {
+          const row = state.find((r) => r.queue === queue);
+          this.set({ queue }, row ? value(row) : 0);
+        }
+      },
+    });
+  queueGauge("jobs_due", "Jobs due to run and not running, by queue", (r) => r.due);
+  queueGauge(
+    "jobs_oldest_due_age_seconds",
+    "How long the oldest due job has waited to run, by queue (0 when none is due): the backlog in time",
+    (r) => r.oldestDueAgeS,
+  );
+  queueGauge("jobs_failed", "Jobs whose last attempt failed, kept for inspection, by queue", (r) => r.failed);
 
   new Gauge({
     name: "webhook_deliveries",

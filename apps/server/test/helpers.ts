@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, inject } from "vitest";
 import type { FastifyInstance, LightMyRequestResponse } from "fastify";
-import { createTokenVerifier, installJobQueue } from "@clinic/api";
+import { createTokenVerifier } from "@clinic/api";
 import { testSecret } from "@clinic/api/testing";
 import { type DbHandle, migrate } from "@clinic/db";
 import { type ScratchDatabase, createScratchDatabase, openTestDatabase } from "@clinic/db/testing";
@@ -30,7 +30,6 @@ export function useTestApp(
       scratch = await createScratchDatabase(url, options.ownDatabase);
       handle = await scratch.open({ poolMax: 20 });
       await migrate(handle.db);
-      await installJobQueue(handle);
     } else {
       handle = await openTestDatabase({ url, templatePath: inject("pgliteTemplate") });
     }

@@ -6,7 +6,7 @@
 // The server is a throwaway of this test's own (initdb/pg_ctl), so the shared one is untouched.
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { FastifyInstance } from "fastify";
-import { createTokenVerifier, installJobQueue } from "@clinic/api";
+import { createTokenVerifier } from "@clinic/api";
 import { addService, bookableClinic, testSecret } from "@clinic/api/testing";
 import { type DbHandle, migrate, openDatabase } from "@clinic/db";
 import { buildApp } from "../src/app.ts";
@@ -37,7 +37,6 @@ describe.skipIf(!enabled)("a real PostgreSQL stopped and started under load", ()
     pg = await ThrowawayPostgres.create();
     handle = await openDatabase({ url: pg.url, poolMax: 4 });
     await migrate(handle.db);
-    await installJobQueue(handle);
     app = await buildApp({
       config: {
         allowedOrigins: [],

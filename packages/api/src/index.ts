@@ -1,7 +1,7 @@
 // The API package's public surface: the router, context, errors, and what adapters need.
 export * from "./context.ts";
 export * from "./errors.ts";
-export { JobWorkers, installJobQueue, queueNames } from "./modules/jobs/index.ts";
+export { JobWorkers, jobQueueState, queueNames } from "./modules/jobs/index.ts";
 export { type WorkerSettings, startWorkers } from "./workers.ts";
 export {
   AvailabilityCache,

@@ -1,5 +1,6 @@
-// The jobs this service runs in the background, composed once (docs/events.md#jobs): webhook
-// delivery attempts and appointment reminders, on the durable queue of the service's database.
+// The jobs this service runs in the background, composed once (docs/jobs.md): webhook delivery
+// attempts, reminders, confirmation expiries and patient e-mails, on the job queue of the
+// service's database, and the waitlist matcher.
 import type { DbHandle } from "@clinic/db";
 import {
   type ConfirmationExpiryJob,
@@ -8,15 +9,16 @@ import {
   runReminder,
 } from "./modules/booking/index.ts";
 import { AvailabilityCache } from "./modules/availability/index.ts";
-import { JobWorkers, queueNames } from "./modules/jobs/index.ts";
+import { JobWorkers, type RetryPolicy, queueNames } from "./modules/jobs/index.ts";
 import { type MailSettings, type MessageJob, runMessageSend } from "./modules/messages/index.ts";
 import { sweepWaitlists } from "./modules/waitlist/index.ts";
 import { type DeliveryJob, type DeliverySettings, runDeliveryAttempt } from "./modules/webhooks/index.ts";
 
 export interface WorkerSettings extends DeliverySettings {
-  pollingIntervalSeconds?: number;
-  /** How often this process hands the outbox to the queue (default 200 ms). */
-  outboxIntervalMs?: number;
+  /** How often an idle process looks for due jobs (default 250 ms). */
+  pollIntervalMs?: number | undefined;
+  /** The queue's retries and lease (docs/jobs.md#retries); defaults for what is absent. */
+  jobRetry?: Partial<RetryPolicy> | undefined;
   onError?: (error: Error) => void;
   /** How often this process runs the waitlist matcher (default 5 s; docs/waitlist.md#the-matcher). */
   waitlistIntervalMs?: number;
@@ -27,16 +29,15 @@ export interface WorkerSettings extends DeliverySettings {
 }
 
 /** Starts this process's workers; `stop()` waits for running jobs. */
-export async function startWorkers(handle: DbHandle, settings: WorkerSettings): Promise<JobWorkers> {
+export function startWorkers(handle: DbHandle, settings: WorkerSettings): JobWorkers {
   const workers = new JobWorkers(handle, {
-    pollingIntervalSeconds: settings.pollingIntervalSeconds,
+    pollIntervalMs: settings.pollIntervalMs,
+    retry: settings.jobRetry,
     onError: settings.onError,
   });
-  await workers.work<DeliveryJob>(queueNames.webhookDelivery, (job) =>
-    runDeliveryAttempt(handle.db, job.data, settings),
-  );
-  await workers.work<ReminderJob>(queueNames.appointmentReminder, (job) => runReminder(handle.db, job.data));
-  await workers.work<ConfirmationExpiryJob>(queueNames.confirmationExpiry, async (job) => {
+  workers.work<DeliveryJob>(queueNames.webhookDelivery, (job) => runDeliveryAttempt(handle.db, job.data, settings));
+  workers.work<ReminderJob>(queueNames.appointmentReminder, (job) => runReminder(handle.db, job.data));
+  workers.work<ConfirmationExpiryJob>(queueNames.confirmationExpiry, async (job) => {
     await runConfirmationExpiry(handle.db, job.data);
   });
   const clock = settings.now ?? (() => new Date());
@@ -46,9 +47,7 @@ export async function startWorkers(handle: DbHandle, settings: WorkerSettings): 
     publicUrl: settings.mail?.publicUrl ?? "http://127.0.0.1:3000",
     retryDelaysS: settings.retryDelaysS,
   };
-  await workers.work<MessageJob>(queueNames.messageSend, (job) => runMessageSend(handle.db, job.data, mail, clock()));
-  // Jobs written by changes wait in their clinic's outbox until handed to the queue (docs/performance.md).
-  workers.dispatchOutboxEvery(handle.db, settings.outboxIntervalMs ?? 200);
+  workers.work<MessageJob>(queueNames.messageSend, (job) => runMessageSend(handle.db, job.data, mail, clock()));
   // The waitlist matcher sweeps every clinic with waiting or offered entries (docs/waitlist.md#the-matcher).
   const waitlistCache = new AvailabilityCache({ maxEntries: 500 });
   workers.runEvery(settings.waitlistIntervalMs ?? 5_000, () =>

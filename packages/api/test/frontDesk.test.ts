@@ -472,13 +472,13 @@ describe("confirmation, the no-show limit, the patient's overlap", () => {
     const expired = await d.asStaff.appointments.get({ clinic_id: d.clinicId, id: request.id });
     expect(expired.status).toBe("canceled");
     expect(expired.status_history.at(-1)).toMatchObject({ status: "canceled", reason: "confirmation_expired" });
-    // Its job is waiting in the clinic's outbox, due at the earlier of 48 hours and the start.
-    const [row] = rowsOf<{ start_after: Date | string }>(
+    // Its job is waiting in the clinic's job queue, due at the earlier of 48 hours and the start.
+    const [row] = rowsOf<{ run_at: Date | string }>(
       await t.db.execute(
-        sql`select start_after from outbox where clinic_id = ${d.clinicId}::uuid and queue = 'confirmation-expiry'`,
+        sql`select run_at from jobs where clinic_id = ${d.clinicId}::uuid and queue = 'confirmation-expiry'`,
       ),
     );
-    expect(new Date(row?.start_after ?? 0).getTime()).toBe(pinnedNow().getTime() + 48 * HOUR);
+    expect(new Date(row?.run_at ?? 0).getTime()).toBe(pinnedNow().getTime() + 48 * HOUR);
   });
 
   it("a patient with no_show_limit no-shows in 365 days is refused online (O4, T3); staff may still book them", async () => {

@@ -4,7 +4,7 @@
 // transport that records or refuses. The real SMTP path is apps/server/test/messages.http.test.ts.
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { appointments, clinics, messageKinds, messages, outbox } from "@clinic/db";
+import { appointments, clinics, jobs as jobQueue, messageKinds, messages } from "@clinic/db";
 import { runReminder } from "../src/modules/booking/index.ts";
 import {
   type MailTransport,
@@ -67,7 +67,7 @@ const jobOf = (m: { clinicId: string; id: string }, attempt = 0): MessageJob => 
 });
 
 describe("planning", () => {
-  it("a booking plans one `booked` message to the patient, with its first attempt in the outbox", async () => {
+  it("a booking plans one `booked` message to the patient, with its first attempt in the job queue", async () => {
     const c = await clinicWithBooking();
     const planned = await messagesOf(c.clinicId);
     expect(planned).toMatchObject([
@@ -75,8 +75,8 @@ describe("planning", () => {
     ]);
     const jobs = await t.db
       .select()
-      .from(outbox)
-      .where(and(eq(outbox.clinicId, c.clinicId), eq(outbox.queue, "message-send")));
+      .from(jobQueue)
+      .where(and(eq(jobQueue.clinicId, c.clinicId), eq(jobQueue.queue, "message-send")));
     expect(jobs.map((j) => j.data)).toEqual([{ clinicId: c.clinicId, messageId: planned[0]?.id, attempt: 0 }]);
   });
 
@@ -178,10 +178,10 @@ describe("sending", () => {
     expect(retrying).toMatchObject({ status: "pending", attempts: 1, lastError: "421 try again later" });
     const next = await t.db
       .select()
-      .from(outbox)
-      .where(and(eq(outbox.clinicId, c.clinicId), eq(outbox.queue, "message-send")));
+      .from(jobQueue)
+      .where(and(eq(jobQueue.clinicId, c.clinicId), eq(jobQueue.queue, "message-send")));
     expect(next.map((j) => j.data)).toContainEqual({ clinicId: c.clinicId, messageId: message.id, attempt: 1 });
-    expect(next.find((j) => (j.data as { attempt: number }).attempt === 1)?.startAfter?.getTime()).toBeGreaterThan(
+    expect(next.find((j) => (j.data as { attempt: number }).attempt === 1)?.runAt.getTime()).toBeGreaterThan(
       Date.now(),
     );
     await runMessageSend(t.db, jobOf(message, 1), settings(transport, [5]), pinnedNow());

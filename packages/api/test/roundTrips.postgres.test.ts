@@ -1,7 +1,10 @@
+import { createServer as createHttpServer } from "node:http";
 import { type AddressInfo, type Server, type Socket, connect, createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { eq, sql } from "drizzle-orm";
-import { type DbHandle, clinics, hasCitus, openDatabase, outbox, rowsOf } from "@clinic/db";
+import { and, eq, sql } from "drizzle-orm";
+import { type DbHandle, clinics, hasCitus, jobs, migrate, openDatabase, rowsOf, webhookDeliveries } from "@clinic/db";
+import { createScratchDatabase } from "@clinic/db/testing";
+import { startWorkers } from "../src/workers.ts";
 import { addService, addWebhook, bookableClinic, callerFor, createUser, pinnedNow } from "../testing/index.ts";
 
 // A booking's database work is at most three round trips (docs/performance.md#the-booking-path):
@@ -145,12 +148,12 @@ describe.skipIf(!databaseUrl)("round trips of the booking path (PostgreSQL)", ()
     expect(moved.start.toISOString()).toBe("2027-03-15T12:00:00.000Z");
     expect(sent.length, sent.join("\n")).toBeLessThanOrEqual(3);
 
-    // What the writes did in their one statement each: reminders and the delivery wait in the outbox.
+    // What the writes did in their one statement each: reminders and the delivery wait in the job queue.
     const queued = await handle.db
-      .select({ queue: outbox.queue })
-      .from(outbox)
-      .where(eq(outbox.clinicId, c.clinicId))
-      .orderBy(outbox.queue);
+      .select({ queue: jobs.queue })
+      .from(jobs)
+      .where(eq(jobs.clinicId, c.clinicId))
+      .orderBy(jobs.queue);
     // Two reminders for each booking (the moved one's first two dropped with it, two anew), a delivery
     // per event, and the booking e-mail of the one patient with an address (Pia: her token's; §15),
     // planned inside the same statements: no round trip more.
@@ -297,4 +300,78 @@ describe.skipIf(!databaseUrl)("round trips of the booking path (PostgreSQL)", ()
       "plan_cache_mode=force_generic_plan",
     ]);
   });
+});
+
+describe.skipIf(!databaseUrl)("statements per booking, the background work included (PostgreSQL)", () => {
+  it("books 30 with a webhook (the rate limit's minute) and delivers them in at most 6 statements a booking (issue 37)", async () => {
+    // A database of its own: the workers must run this clinic's jobs only, and every statement sent
+    // on its pool is counted — the bookings', the workers' polls, claims, deliveries and completions.
+    const scratch = await createScratchDatabase(databaseUrl, "clinic_statements");
+    const received = new Set<string>();
+    const receiver = createHttpServer((req, res) => {
+      received.add(String(req.headers["webhook-id"]));
+      req.resume();
+      req.on("end", () => res.writeHead(204).end());
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+    const port = (receiver.address() as AddressInfo).port;
+    const sent: string[] = [];
+    try {
+      const setup = await scratch.open({ poolMax: 2 });
+      await migrate(setup.db);
+      const counted = await openDatabase({
+        url: scratch.url,
+        poolMax: 4,
+        onServerStatement: (text) => sent.push(text.replace(/\s+/g, " ").trim()),
+      });
+      try {
+        const c = await bookableClinic(setup.db);
+        const service = await addService(setup.db, c.clinicId, { durationMin: 15 });
+        await addWebhook(setup.db, c.clinicId, { url: `http://127.0.0.1:${String(port)}/hook`, eventTypes: ["*"] });
+        const staff = callerFor(counted.db, c.staff, { now: pinnedNow });
+        const bookings = 30;
+        const workers = startWorkers(counted, { allowPrivate: true, retryDelaysS: [1], timeoutMs: 5_000 });
+        try {
+          for (let i = 0; i < bookings; i++) {
+            // Monday to Friday from 09:00 (the clinic's zone is UTC): 20 a day.
+            const day = Date.parse("2027-03-15T09:00:00Z") + Math.floor(i / 20) * 86_400_000;
+            const start = new Date(day + (i % 20) * 15 * 60_000).toISOString();
+            await staff.appointments.book({
+              clinic_id: c.clinicId,
+              service_id: service,
+              start,
+              patient: { name: "Pat" },
+            });
+          }
+          const delivered = async () =>
+            (
+              await setup.db
+                .select({ id: webhookDeliveries.id })
+                .from(webhookDeliveries)
+                .where(and(eq(webhookDeliveries.clinicId, c.clinicId), eq(webhookDeliveries.status, "succeeded")))
+            ).length;
+          for (let waited = 0; (await delivered()) < bookings; waited += 20) {
+            if (waited > 30_000) throw new Error(`delivered ${String(await delivered())} of ${String(bookings)}`);
+            await new Promise((resolve) => setTimeout(resolve, 20));
+          }
+        } finally {
+          await workers.stop();
+        }
+        expect(received.size).toBe(bookings);
+        const perBooking = sent.length / bookings;
+        const byKind = new Map<string, number>();
+        for (const text of sent) byKind.set(text.slice(0, 60), (byKind.get(text.slice(0, 60)) ?? 0) + 1);
+        expect(perBooking, JSON.stringify([...byKind.entries()], null, 1)).toBeLessThanOrEqual(6);
+        // Nothing of theirs is left to run but the reminders, due before each start.
+        const left = await setup.db.select({ queue: jobs.queue }).from(jobs).where(eq(jobs.clinicId, c.clinicId));
+        expect(new Set(left.map((r) => r.queue))).toEqual(new Set(["appointment-reminder"]));
+      } finally {
+        await counted.close();
+        await setup.close();
+      }
+    } finally {
+      receiver.close();
+      await scratch.drop();
+    }
+  }, 120_000);
 });

@@ -128,7 +128,9 @@ const envSchema = z.object({
           .max(20, "at most 20 retries"),
       ),
   ),
-  JOB_POLL_INTERVAL_MS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(500).max(60_000).default(1000)),
+  JOB_POLL_INTERVAL_MS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(50).max(60_000).default(250)),
+  // A claimed job's lease (docs/jobs.md#retries): longer than every handler's own timeout (15 s).
+  JOB_LEASE_S: z.preprocess(emptyToUndefined, z.coerce.number().int().min(20).max(3_600).default(120)),
   WORKERS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(64).optional()),
   DATABASE_POOL_MAX: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(200).default(10)),
   METRICS_TOKEN: z.preprocess(
@@ -208,6 +210,7 @@ export interface Config {
   webhooks: { allowPrivate: boolean; retryDelaysS: number[] };
   /** How often the background workers poll the job queue. */
   jobPollIntervalMs: number;
+  jobLeaseS: number;
   /** Server processes sharing the port: default the CPUs on PostgreSQL, always 1 on the embedded database. */
   workers: number;
 }
@@ -267,6 +270,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     publicUrl: e.PUBLIC_URL,
     webhooks: { allowPrivate: e.WEBHOOK_ALLOW_PRIVATE, retryDelaysS: e.WEBHOOK_RETRY_DELAYS_S },
     jobPollIntervalMs: e.JOB_POLL_INTERVAL_MS,
+    jobLeaseS: e.JOB_LEASE_S,
     workers: e.DATABASE_URL ? (e.WORKERS ?? availableParallelism()) : 1,
   };
 }

@@ -7,7 +7,7 @@ import * as schema from "./schema/index.ts";
 /**
  * Where a table lives on a Citus cluster (docs/scale-out.md): `users` is copied to every node, each
  * clinic's rows sit together on one node (`clinics` by id, every other table with a clinic by
- * clinic_id, all co-located: the rate-limit counters and the outbox too).
+ * clinic_id, all co-located: the rate-limit counters and the job queue too).
  */
 export type Placement =
   | { table: string; kind: "reference" }
@@ -165,6 +165,8 @@ export const distributedFunctions: readonly { signature: string; clinicArgument:
     signature: "clinic_claim_resources(uuid,uuid,jsonb,timestamptz,timestamptz,uuid,jsonb,timestamptz,timestamptz)",
     clinicArgument: "p_clinic_id",
   },
+  // The job queue's claim (drizzle/functions/clinic_claim_jobs.sql, docs/jobs.md).
+  { signature: "clinic_claim_jobs(uuid,text[],integer,integer,integer)", clinicArgument: "p_clinic_id" },
   // Guest holds (drizzle/0020_guest_holds.sql).
   { signature: "clinic_book_guest_hold(uuid,jsonb)", clinicArgument: "p_clinic_id" },
 ];

@@ -160,25 +160,48 @@ export const appointmentReminders = pgTable(
 );
 
 /**
- * Jobs written by a change in its own transaction, on the clinic's shard, and handed to the job
- * queue after the commit by the outbox dispatcher (docs/performance.md#jobs-from-the-clinics-shard):
- * a row exists exactly when its change does, and leaves only when its job is in the queue.
+ * The job queue (docs/jobs.md): every background job — a webhook delivery attempt, a reminder, a
+ * patient e-mail, a confirmation's expiry — is one row here, written in the transaction of the
+ * change that causes it, on the clinic's shard, and consumed from here: a worker claims a clinic's
+ * due rows (FOR UPDATE SKIP LOCKED, `clinic_claim_jobs`) by leasing them — `run_at` moves to the
+ * lease's end and `lease_id` names the claim — and deletes them when they ran, or moves `run_at` on
+ * by the backoff when they threw. A lease that runs out (its process died) makes the job due again;
+ * `failed_at` is set once its attempts are spent. Nothing moves rows to another queue.
  */
-export const outbox = pgTable(
-  "outbox",
+export const jobs = pgTable(
+  "jobs",
   {
     clinicId: uuid("clinic_id")
       .notNull()
       .references(() => clinics.id, { onDelete: "cascade" }),
-    /** The job's id in the queue (so a second hand-over of one row creates nothing). */
+    /** The job's id: what a change that plans a job remembers to cancel it (reminders, deliveries). */
     jobId: uuid("job_id").notNull(),
     queue: text("queue").notNull(),
     data: jsonb("data").$type<Record<string, unknown>>().notNull(),
-    startAfter: instant("start_after"),
+    /** When the job may next run: when planned, at the end of a lease, or after a failure's backoff. */
+    runAt: instant("run_at").notNull().defaultNow(),
+    /** Attempts begun (a claim counts one, even if its process died). */
+    attempts: integer("attempts").notNull().default(0),
+    /** The claim that holds the job; only it may complete or fail the job. */
+    leaseId: uuid("lease_id"),
+    lastError: text("last_error"),
+    /** Set when the last attempt failed: the job is kept for inspection and never runs again. */
+    failedAt: instant("failed_at"),
     createdAt: instant("created_at").notNull().defaultNow(),
   },
   (t) => [
-    primaryKey({ name: "outbox_pkey", columns: [t.clinicId, t.jobId] }),
-    index("outbox_created_idx").on(t.createdAt),
+    primaryKey({ name: "jobs_pkey", columns: [t.clinicId, t.jobId] }),
+    check("jobs_attempts_check", sql`${t.attempts} >= 0`),
+    // A clinic's due jobs, oldest first (the claim), and which clinics have any (the poll).
+    index("jobs_clinic_due_idx")
+      .on(t.clinicId, t.runAt)
+      .where(sql`${t.failedAt} is null`),
+    index("jobs_due_idx")
+      .on(t.runAt)
+      .where(sql`${t.failedAt} is null`),
+    // Failed jobs, counted for /metrics without reading the queue.
+    index("jobs_failed_idx")
+      .on(t.queue)
+      .where(sql`${t.failedAt} is not null`),
   ],
 );

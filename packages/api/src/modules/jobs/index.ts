@@ -1,2 +1,2 @@
-// The durable job queue (pg-boss) on the service's own database (docs/events.md#jobs).
+// The job queue on the service's own database: one table, consumed where it is written (docs/jobs.md).
 export * from "./queue.ts";

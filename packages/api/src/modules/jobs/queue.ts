@@ -1,16 +1,17 @@
 import { randomUUID } from "node:crypto";
-import { and, asc, eq, inArray, sql } from "drizzle-orm";
-import PgBoss from "pg-boss";
-import { type Db, type DbHandle, executePositional, outbox, pgErrorInfo, rowsOf } from "@clinic/db";
+import { and, eq, inArray, sql } from "drizzle-orm";
+import { type Db, jobs, rowsOf } from "@clinic/db";
 
 /**
- * The durable job queue (docs/events.md#jobs): pg-boss on the service's own database — PGlite or
- * PostgreSQL — through the service's own connection, so a job is enqueued in the transaction of
- * the change that causes it and exists exactly when the change does. pg-boss hands each job to
- * one worker (SKIP LOCKED), whichever process polls.
+ * The job queue (docs/jobs.md): one table, `jobs`, on the clinic's shard. A change writes its jobs
+ * in its own transaction (here with `enqueue`, or inside a database function), so a job exists
+ * exactly when its change does; workers consume them from the same rows. A worker claims a
+ * clinic's due jobs by lease (`clinic_claim_jobs`: FOR UPDATE SKIP LOCKED, so two processes never
+ * claim one job), runs them, and deletes them — or, when a handler threw, makes them due again
+ * after the backoff, and `failed` after the last attempt. A process that dies mid-run leaves its
+ * jobs leased; when the lease runs out they are due again (at least once, never twice at once
+ * while a run can last: the lease outlasts every handler's own timeout).
  */
-
-const schema = "pgboss";
 
 export const queueNames = {
   webhookDelivery: "webhook-delivery",
@@ -23,51 +24,28 @@ export type QueueName = (typeof queueNames)[keyof typeof queueNames];
 export interface Job<T> {
   id: string;
   data: T;
+  /** 1 for the first attempt. */
+  attempt: number;
 }
 
-type Database = Pick<DbHandle, "db" | "execScript">;
-
-/** pg-boss's view of a database: statements with `$n` parameters (and, to install itself, scripts). */
-function adapter(db: Db, scripts?: Database): PgBoss.Db {
-  return {
-    // pg-boss calls it without values when it has none, whatever its types say.
-    async executeSql(text: string, values?: unknown[]) {
-      const parameters = values ?? [];
-      // pg-boss's own migrations are scripts of several statements without parameters.
-      if (scripts && parameters.length === 0 && /;\s*\S/.test(text)) {
-        await scripts.execScript(text);
-        return { rows: [] };
-      }
-      return { rows: await executePositional(db, text, parameters) };
-    },
-  };
+/** How jobs are retried and leased (docs/jobs.md#retries). */
+export interface RetryPolicy {
+  /** Attempts after the first when a handler throws (default 5). */
+  retryLimit: number;
+  /** Seconds before the first retry, doubled for each next one (default 5: 5, 10, 20, 40, 80 s). */
+  retryDelayS: number;
+  /**
+   * Seconds a claimed job is reserved for the claim (default 120). It must outlast every handler's
+   * own timeout (a webhook's 10 s, an SMTP send's 15 s): a job runs again only after its lease.
+   */
+  leaseS: number;
 }
 
-/**
- * Enqueues and cancels through whatever database (transaction) a call names: a pg-boss that is
- * never started and has no connection of its own.
- */
-const sender = new PgBoss({
-  db: {
-    executeSql() {
-      throw new Error("the job sender has no connection: pass the transaction");
-    },
-  },
-  schema,
-  supervise: false,
-  schedule: false,
-  migrate: false,
-});
-
-/** pg-boss's options of every job: a job whose process died mid-run expires after two minutes and
- * runs again; a handler that threw (the database was away) runs again too. Handlers are
- * idempotent: they re-read their row first. */
-const jobOptions = { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 120 } as const;
+export const defaultRetryPolicy: RetryPolicy = { retryLimit: 5, retryDelayS: 5, leaseS: 120 };
 
 /**
- * Enqueues a job in `tx`, the transaction of the change that causes it: a row of the clinic's
- * outbox, on the clinic's shard, that the dispatcher hands to the queue after the commit
- * (`dispatchOutbox`). Answers the job's id, which it will have in the queue.
+ * Enqueues a job in `tx`, the transaction of the change that causes it: a row of `jobs` on the
+ * clinic's shard, due at `startAfter` (default now). Answers the job's id.
  */
 export async function enqueue(
   tx: Db,
@@ -77,209 +55,231 @@ export async function enqueue(
   options: { startAfter?: Date | undefined } = {},
 ): Promise<string> {
   const jobId = randomUUID();
-  await tx.insert(outbox).values({ clinicId, jobId, queue, data: { ...data }, startAfter: options.startAfter ?? null });
+  await tx.insert(jobs).values({
+    clinicId,
+    jobId,
+    queue,
+    data: { ...data },
+    ...(options.startAfter ? { runAt: options.startAfter } : {}),
+  });
   return jobId;
 }
 
-/**
- * Forgets jobs of the clinic that have not been handed to the queue yet, in `tx`. A job already in
- * the queue runs and finds it has nothing to do (every handler re-reads its row first), so it is
- * not cancelled there: that would be a statement off the clinic's shard.
- */
+/** Deletes jobs of the clinic, in `tx`. A job running now finds it has nothing to do (every handler re-reads its row). */
 export async function cancelJobs(tx: Db, clinicId: string, ids: readonly string[]): Promise<void> {
-  if (ids.length > 0)
-    await tx.delete(outbox).where(and(eq(outbox.clinicId, clinicId), inArray(outbox.jobId, [...ids])));
+  if (ids.length > 0) await tx.delete(jobs).where(and(eq(jobs.clinicId, clinicId), inArray(jobs.jobId, [...ids])));
 }
 
-/**
- * Hands the outbox to the queue: for each clinic with rows (at most `clinics` of them), in one
- * transaction, its oldest rows (locked, skipping rows another process is handing over) become
- * jobs with their own ids and leave the outbox. At least once: a crash before the commit leaves
- * the rows for the next round, and a job handed over twice is created once (same id). Answers how
- * many rows it handed over.
- */
-export async function dispatchOutbox(
-  db: Db,
-  options: { clinics?: number; rowsPerClinic?: number } = {},
-): Promise<number> {
-  const pending = rowsOf<{ clinic_id: string }>(
-    await db.execute(sql`select distinct clinic_id from ${outbox} limit ${options.clinics ?? 50}`),
+/** A claim: the jobs of one clinic leased together, and the lease that alone may finish them. */
+interface Claim {
+  clinicId: string;
+  lease: string;
+  jobs: { id: string; queue: QueueName; data: object; attempt: number }[];
+}
+
+/** Clinics with due jobs, the longest-waiting first (one statement over every shard). */
+async function clinicsWithDueJobs(db: Db, queues: readonly string[], limit: number): Promise<string[]> {
+  const rows = rowsOf<{ clinic_id: string }>(
+    await db.execute(sql`
+      select clinic_id from ${jobs}
+      where failed_at is null and run_at <= now() and queue = any (${sql.param(queues)}::text[])
+      group by clinic_id order by min(run_at) limit ${limit}`),
   );
-  let handed = 0;
-  for (const { clinic_id: clinicId } of pending) {
-    handed += await db.transaction(async (tx) => {
-      const rows = await tx
-        .select()
-        .from(outbox)
-        .where(eq(outbox.clinicId, clinicId))
-        .orderBy(asc(outbox.createdAt))
-        .limit(options.rowsPerClinic ?? 100)
-        .for("update", { skipLocked: true });
-      if (rows.length === 0) return 0;
-      // One statement for all of them (pg-boss's insert: ON CONFLICT DO NOTHING, as send), not one a row.
-      await sender.insert(
-        rows.map((row) => ({
-          id: row.jobId,
-          name: row.queue,
-          data: row.data,
-          ...jobOptions,
-          ...(row.startAfter ? { startAfter: row.startAfter.toISOString() } : {}),
-        })),
-        { db: adapter(tx) },
-      );
-      await tx.delete(outbox).where(
-        and(
-          eq(outbox.clinicId, clinicId),
-          inArray(
-            outbox.jobId,
-            rows.map((r) => r.jobId),
-          ),
-        ),
-      );
-      return rows.length;
-    });
-  }
-  return handed;
+  return rows.map((r) => r.clinic_id);
 }
 
-/**
- * Installs (or upgrades) pg-boss's schema and creates the queues; idempotent. Run after the
- * migrations. Several processes may start at once on a new database: pg-boss decides to install
- * before it takes its advisory lock, so the second one's install script fails on objects the
- * first has just created, and two creating one queue can deadlock; by then the first has done
- * the work, and trying again finds it done. Processes that retry in step deadlock again (each
- * creates the queues in the same order, and there are four of them now), so each waits a random
- * while, longer every time, before it tries again.
- */
-export async function installJobQueue(database: Database): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await installOnce(database);
-      return;
-    } catch (error) {
-      if (attempt >= 10 || !lostRace(error)) throw error;
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * 100 * attempt));
+/** Leases up to `limit` due jobs of one clinic (one statement, delegated to the clinic's node on Citus). */
+async function claim(
+  db: Db,
+  clinicId: string,
+  queues: readonly string[],
+  limit: number,
+  policy: RetryPolicy,
+): Promise<Claim> {
+  const [row] = rowsOf<{ claim: { lease: string; jobs: Claim["jobs"] } }>(
+    await db.execute(
+      sql`select clinic_claim_jobs(${clinicId}::uuid, ${sql.param(queues)}::text[], ${limit}::int, ${policy.leaseS}::int, ${policy.retryLimit + 1}::int) as claim`,
+    ),
+  );
+  return { clinicId, lease: row?.claim.lease ?? "", jobs: row?.claim.jobs ?? [] };
+}
+
+/** Deletes the claim's jobs that ran (still under this lease: one whose lease ran out belongs to a later claim). */
+async function complete(db: Db, claimed: Claim, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db
+    .delete(jobs)
+    .where(and(eq(jobs.clinicId, claimed.clinicId), eq(jobs.leaseId, claimed.lease), inArray(jobs.jobId, [...ids])));
+}
+
+/** A job whose handler threw: due again after the backoff, or failed after its last attempt. */
+async function fail(db: Db, claimed: Claim, id: string, error: string, policy: RetryPolicy): Promise<void> {
+  const maxAttempts = policy.retryLimit + 1;
+  await db
+    .update(jobs)
+    .set({
+      leaseId: null,
+      lastError: error.slice(0, 1000),
+      runAt: sql`now() + make_interval(secs => ${policy.retryDelayS}::int * power(2, greatest(${jobs.attempts} - 1, 0)))`,
+      failedAt: sql`case when ${jobs.attempts} >= ${maxAttempts}::int then now() end`,
+    })
+    .where(and(eq(jobs.clinicId, claimed.clinicId), eq(jobs.jobId, id), eq(jobs.leaseId, claimed.lease)));
+}
+
+type Handler = (job: Job<object>) => Promise<void>;
+
+export interface JobWorkerOptions {
+  /** How often an idle process looks for due jobs (default 250 ms). */
+  pollIntervalMs?: number | undefined;
+  /** Jobs claimed from one clinic at once (default 20). */
+  batchSize?: number;
+  /** Jobs this process runs at once, over all clinics (default 100). */
+  maxRunning?: number;
+  retry?: Partial<RetryPolicy> | undefined;
+  onError?: ((error: Error) => void) | undefined;
+}
+
+/** Runs due jobs of `queues` once: claims from up to `clinics` clinics and waits for the handlers. Tests use it. */
+export async function runDueJobs(
+  db: Db,
+  handlers: ReadonlyMap<string, Handler>,
+  options: { clinics?: number; batchSize?: number; retry?: Partial<RetryPolicy> } = {},
+): Promise<number> {
+  const policy = { ...defaultRetryPolicy, ...options.retry };
+  const queues = [...handlers.keys()];
+  let ran = 0;
+  for (const clinicId of await clinicsWithDueJobs(db, queues, options.clinics ?? 50)) {
+    const claimed = await claim(db, clinicId, queues, options.batchSize ?? 20, policy);
+    ran += claimed.jobs.length;
+    await runClaim(db, claimed, handlers, policy);
+  }
+  return ran;
+}
+
+/** Runs a claim's jobs together, then deletes those that ran in one statement and fails the others. */
+async function runClaim(
+  db: Db,
+  claimed: Claim,
+  handlers: ReadonlyMap<string, Handler>,
+  policy: RetryPolicy,
+): Promise<void> {
+  const outcomes = await Promise.allSettled(
+    claimed.jobs.map(async (job) => {
+      const handler = handlers.get(job.queue);
+      if (!handler) throw new Error(`no handler for the queue ${job.queue}`);
+      await handler({ id: job.id, data: job.data, attempt: job.attempt });
+    }),
+  );
+  await complete(
+    db,
+    claimed,
+    claimed.jobs.filter((_, i) => outcomes[i]?.status === "fulfilled").map((job) => job.id),
+  );
+  for (const [i, outcome] of outcomes.entries()) {
+    const job = claimed.jobs[i];
+    if (outcome.status === "rejected" && job) {
+      const reason: unknown = outcome.reason;
+      await fail(db, claimed, job.id, reason instanceof Error ? reason.message : String(reason), policy);
     }
   }
 }
 
-/** unique_violation, duplicate_object, duplicate_table, duplicate_schema, deadlock_detected. */
-const lostRace = (error: unknown) =>
-  ["23505", "42710", "42P07", "42P06", "40P01"].includes(pgErrorInfo(error)?.code ?? "");
-
-async function installOnce(database: Database): Promise<void> {
-  const boss = new PgBoss({
-    db: adapter(database.db, database),
-    schema,
-    supervise: false,
-    schedule: false,
-    migrate: true,
-  });
-  boss.on("error", () => undefined);
-  try {
-    await boss.start();
-    for (const name of Object.values(queueNames)) await boss.createQueue(name, { name, retryLimit: 5 });
-  } finally {
-    await boss.stop({ graceful: false, close: false, wait: true });
-  }
-}
-
-/** Jobs a worker fetches at once (and runs together). */
-const batchSize = 20;
-
-/** The workers of one process: poll queues and run their jobs. */
+/**
+ * The workers of one process: one loop that looks for clinics with due jobs, claims a batch from
+ * each while it has room, and runs them, each claim on its own; a full batch, or a claim finishing,
+ * looks again at once, otherwise every poll interval. Several processes share the work through
+ * their leases.
+ */
 export class JobWorkers {
-  private readonly boss: PgBoss;
-  private started: Promise<void> | undefined;
-  private dispatching: NodeJS.Timeout | undefined;
-  private dispatchRound: Promise<unknown> = Promise.resolve();
-  private readonly workerIds: string[] = [];
+  private readonly handlers = new Map<string, Handler>();
+  private readonly policy: RetryPolicy;
+  private readonly pollIntervalMs: number;
+  private readonly batchSize: number;
+  private readonly maxRunning: number;
+  private running = 0;
+  private readonly claims = new Set<Promise<void>>();
+  private timer: NodeJS.Timeout | undefined;
+  private looking: Promise<void> | undefined;
+  private again = false;
+  private stopping = false;
   private readonly repeating: { handle: NodeJS.Timeout | undefined; running: Promise<unknown> }[] = [];
-  /** Set once `stop()` has returned: the caller may close the database next. */
-  private stopped = false;
 
   constructor(
-    database: Database,
-    private readonly options: { pollingIntervalSeconds?: number; onError?: (error: Error) => void } = {},
+    private readonly database: { db: Db },
+    private readonly options: JobWorkerOptions = {},
   ) {
-    // Supervised: pg-boss's maintenance (expiring stuck jobs, archiving) runs in one process at a time.
-    // After stop() pg-boss may still send a statement: a worker whose fetch was under way when the
-    // stop began runs its jobs, and pg-boss completes or fails a batch without waiting for it (an
-    // unhandled rejection once the caller has closed the pool; CI saw it). Those statements are
-    // dropped: a job whose completion is lost runs again after it expires, as after a crash, and
-    // every handler re-reads its row first.
-    const db = adapter(database.db, database);
-    this.boss = new PgBoss({
-      db: {
-        executeSql: (text, values) => (this.stopped ? Promise.resolve({ rows: [] }) : db.executeSql(text, values)),
-      },
-      schema,
-      supervise: true,
-      schedule: false,
-      migrate: false,
-    });
-    this.boss.on("error", (error) => options.onError?.(error));
+    this.policy = { ...defaultRetryPolicy, ...options.retry };
+    this.pollIntervalMs = options.pollIntervalMs ?? 250;
+    this.batchSize = options.batchSize ?? 20;
+    this.maxRunning = options.maxRunning ?? 100;
   }
 
-  /** Runs `handler` for each job of `queue`, one at a time per process; a throwing handler fails the job. */
-  async work<T extends object>(queue: QueueName, handler: (job: Job<T>) => Promise<void>): Promise<void> {
-    this.started ??= this.boss.start().then(() => undefined);
-    await this.started;
-    // Up to 20 jobs a fetch, run together: a slow receiver does not hold the others back, and the
-    // queue is not limited to one job per polling interval. A job that throws is failed on its own
-    // (retried by its policy) before pg-boss completes the batch, which completes only jobs still
-    // active — the ones that succeeded.
-    // After a full batch it fetches again at once: pg-boss waits out the polling interval after
-    // every fetch, full or not, which held a queue to 20 jobs a second a process (the bench's
-    // webhook deliveries fell behind its bookings by thousands: docs/performance.md).
-    const worker: { id?: string } = {};
-    const id = await this.boss.work<T>(
-      queue,
-      { pollingIntervalSeconds: this.options.pollingIntervalSeconds ?? 1, batchSize },
-      async (jobs) => {
-        if (jobs.length >= batchSize && worker.id !== undefined) this.boss.notifyWorker(worker.id);
-        const outcomes = await Promise.allSettled(jobs.map((job) => handler({ id: job.id, data: job.data })));
-        for (const [i, outcome] of outcomes.entries()) {
-          const job = jobs[i];
-          if (outcome.status === "rejected" && job) {
-            await this.boss.fail(
-              queue,
-              job.id,
-              outcome.reason instanceof Error
-                ? { message: outcome.reason.message }
-                : { message: String(outcome.reason) },
-            );
-          }
-        }
-      },
-    );
-    worker.id = id;
-    this.workerIds.push(id);
+  /** Runs `handler` for each job of `queue`; a throwing handler fails the job (retried by the policy). */
+  work<T extends object>(queue: QueueName, handler: (job: Job<T>) => Promise<void>): void {
+    // The queue's jobs carry what its writer put there (T): the one place the type is asserted.
+    this.handlers.set(queue, handler as Handler);
+    this.schedule(0);
   }
 
-  /** Wakes this process's workers now instead of at their next poll (jobs were just handed over). */
-  private wake(): void {
-    for (const id of this.workerIds) this.boss.notifyWorker(id);
+  private report(error: unknown): void {
+    this.options.onError?.(error instanceof Error ? error : new Error(String(error)));
   }
 
-  /**
-   * Hands the outbox to the queue every `intervalMs` (every process does; they skip each other's
-   * rows), so that a job written by a change reaches the queue soon after its commit, and one left
-   * by a process that died before handing it over is handed over by another.
-   */
-  dispatchOutboxEvery(db: Db, intervalMs: number): void {
-    if (this.dispatching) return;
-    const round = () => {
-      this.dispatchRound = dispatchOutbox(db)
-        .then((handed) => {
-          if (handed > 0) this.wake();
-        })
-        .catch((error: unknown) => this.options.onError?.(error instanceof Error ? error : new Error(String(error))));
-      void this.dispatchRound.finally(() => {
-        if (this.dispatching) this.dispatching = setTimeout(round, intervalMs);
+  private schedule(delayMs: number): void {
+    if (this.stopping) return;
+    if (this.looking) {
+      // A look is under way: it looks again when done.
+      if (delayMs === 0) this.again = true;
+      return;
+    }
+    if (this.timer) {
+      if (delayMs > 0) return;
+      clearTimeout(this.timer);
+    }
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.look();
+    }, delayMs);
+  }
+
+  /** One look: claims from clinics with due jobs while there is room, starting each claim's run. */
+  private look(): void {
+    this.again = false;
+    this.looking = (async () => {
+      let full = false;
+      const queues = [...this.handlers.keys()];
+      if (queues.length === 0 || this.running >= this.maxRunning) return;
+      const clinics = await clinicsWithDueJobs(this.database.db, queues, 50);
+      // More clinics may be waiting than one look takes.
+      if (clinics.length >= 50) full = true;
+      for (const clinicId of clinics) {
+        const room = Math.min(this.batchSize, this.maxRunning - this.running);
+        if (room <= 0 || this.stopping) break;
+        const claimed = await claim(this.database.db, clinicId, queues, room, this.policy);
+        if (claimed.jobs.length === 0) continue;
+        if (claimed.jobs.length >= room) full = true;
+        this.running += claimed.jobs.length;
+        const run: Promise<void> = runClaim(this.database.db, claimed, this.handlers, this.policy)
+          .catch((error: unknown) => {
+            this.report(error);
+          })
+          .finally(() => {
+            this.running -= claimed.jobs.length;
+            this.claims.delete(run);
+            // Room again: look at once if the last look left jobs behind.
+            if (full) this.schedule(0);
+          });
+        this.claims.add(run);
+      }
+      if (full) this.again = true;
+    })()
+      .catch((error: unknown) => {
+        this.report(error);
+      })
+      .finally(() => {
+        this.looking = undefined;
+        this.schedule(this.again && this.running < this.maxRunning ? 0 : this.pollIntervalMs);
       });
-    };
-    this.dispatching = setTimeout(round, 0);
   }
 
   /**
@@ -292,9 +292,9 @@ export class JobWorkers {
       running: Promise.resolve(),
     };
     const round = () => {
-      timer.running = task().catch((error: unknown) =>
-        this.options.onError?.(error instanceof Error ? error : new Error(String(error))),
-      );
+      timer.running = task().catch((error: unknown) => {
+        this.report(error);
+      });
       void timer.running.finally(() => {
         if (timer.handle) timer.handle = setTimeout(round, intervalMs);
       });
@@ -304,22 +304,42 @@ export class JobWorkers {
   }
 
   /**
-   * Stops polling, waiting for running jobs (up to `timeoutMs`: longer than a job's own timeouts —
-   * an SMTP send gives up after 15 s, a webhook delivery after 10 s — so that no job outlives the
-   * stop and then writes through a closed pool; CI saw that with 5 s).
+   * Stops looking for jobs and waits for the running ones (each ends within its own timeout — an
+   * SMTP send gives up after 15 s, a webhook delivery after 10 s), so that none writes through a
+   * pool the caller closes next.
    */
-  async stop(timeoutMs = 20_000): Promise<void> {
+  async stop(): Promise<void> {
+    this.stopping = true;
+    clearTimeout(this.timer);
+    this.timer = undefined;
     for (const timer of this.repeating.splice(0)) {
       clearTimeout(timer.handle);
       timer.handle = undefined;
       await timer.running;
     }
-    if (this.dispatching) {
-      clearTimeout(this.dispatching);
-      this.dispatching = undefined;
-      await this.dispatchRound;
-    }
-    if (this.started) await this.boss.stop({ graceful: true, wait: true, close: false, timeout: timeoutMs });
-    this.stopped = true;
+    await this.looking;
+    while (this.claims.size > 0) await Promise.all([...this.claims]);
   }
+}
+
+/** The queue's state for /metrics: due jobs, the oldest due job's wait and failed jobs, by queue. */
+export async function jobQueueState(
+  db: Db,
+): Promise<{ queue: string; due: number; oldestDueAgeS: number; failed: number }[]> {
+  const rows = rowsOf<{ queue: string; due: number; oldest_due_age_s: number | null; failed: number }>(
+    await db.execute(sql`
+      select queue, sum(due)::int as due, max(oldest_due_age_s)::float8 as oldest_due_age_s, sum(failed)::int as failed
+      from (
+        select queue, count(*) as due, extract(epoch from now() - min(run_at)) as oldest_due_age_s, 0 as failed
+        from ${jobs} where failed_at is null and run_at <= now() group by queue
+        union all
+        select queue, 0, null, count(*) from ${jobs} where failed_at is not null group by queue
+      ) s group by queue order by queue`),
+  );
+  return rows.map((r) => ({
+    queue: r.queue,
+    due: r.due,
+    oldestDueAgeS: Math.max(0, r.oldest_due_age_s ?? 0),
+    failed: r.failed,
+  }));
 }

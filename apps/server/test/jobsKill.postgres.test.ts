@@ -1,0 +1,169 @@
+// `kill -9` under booking load (issue 37, docs/jobs.md): the service (WORKERS=2) books and
+// delivers webhooks while a load runs; its whole process group is killed with SIGKILL mid-way and
+// a new one started. Every booking that committed has its delivery made at least once — none lost —
+// and no delivery is ever made twice at once (an overlap at the receiver); nothing is left in the
+// queue nor failed. PostgreSQL and Citus (the embedded database has one owner).
+import { Agent, type IncomingMessage, type ServerResponse, createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { and, eq, sql } from "drizzle-orm";
+import { addService, addWebhook, bookableClinic } from "@clinic/api/testing";
+import { type DbHandle, rowsOf, webhookDeliveries } from "@clinic/db";
+import { createScratchDatabase, type ScratchDatabase } from "@clinic/db/testing";
+import { type ServerProcess, call, startServer } from "./processes.ts";
+
+const databaseUrl = inject("databaseUrl");
+
+/** A webhook receiver that answers after a while and notes any delivery that arrives while one of the same event is open. */
+function slowReceiver() {
+  const received = new Map<string, number>();
+  const open = new Set<string>();
+  const overlaps: string[] = [];
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const id = String(req.headers["webhook-id"]);
+    if (open.has(id)) overlaps.push(id);
+    open.add(id);
+    req.resume();
+    req.on("end", () => {
+      setTimeout(() => {
+        open.delete(id);
+        received.set(id, (received.get(id) ?? 0) + 1);
+        res.writeHead(204).end();
+      }, 40);
+    });
+  });
+  return { server, received, overlaps };
+}
+
+describe.skipIf(!databaseUrl)("kill -9 under booking load", () => {
+  let scratch: ScratchDatabase;
+  let handle: DbHandle;
+  const receiver = slowReceiver();
+  const servers: ServerProcess[] = [];
+  const env = {
+    WORKERS: "2",
+    // The shortest lease the configuration allows: the killed processes' jobs run again after it.
+    JOB_LEASE_S: "20",
+    JOB_POLL_INTERVAL_MS: "100",
+    WEBHOOK_ALLOW_PRIVATE: "true",
+    BOOKING_RATE_LIMIT: "1000000",
+  };
+
+  beforeAll(async () => {
+    scratch = await createScratchDatabase(databaseUrl, "clinic_kill");
+    await new Promise<void>((resolve) => receiver.server.listen(0, "127.0.0.1", resolve));
+    servers.push(await startServer(scratch.url ?? "", env));
+    handle = await scratch.open({ poolMax: 2 });
+  }, 90_000);
+  afterAll(async () => {
+    for (const s of servers) await s.kill9();
+    receiver.server.close();
+    await handle.close();
+    await scratch.drop();
+  });
+
+  it("loses no job and runs none twice at once", async () => {
+    const c = await bookableClinic(handle.db, {
+      hours: { weekdays: [1, 2, 3, 4, 5], opens: "08:00", closes: "16:00" },
+    });
+    const service = await addService(handle.db, c.clinicId, { providerId: c.provider.id, durationMin: 15 });
+    const port = (receiver.server.address() as AddressInfo).port;
+    await addWebhook(handle.db, c.clinicId, { url: `http://127.0.0.1:${String(port)}/hook` });
+
+    // Slots of 15 minutes from Monday 2031-03-17, 32 a weekday, handed out once each.
+    let next = 0;
+    const slot = () => {
+      const i = next++;
+      const week = Math.floor(i / 160);
+      const day = Math.floor((i % 160) / 32);
+      const at = Date.parse("2031-03-17T08:00:00Z") + (week * 7 + day) * 86_400_000 + (i % 32) * 15 * 60_000;
+      return new Date(at).toISOString();
+    };
+    let answered = 0;
+    const load = (server: ServerProcess, until: () => boolean) =>
+      Promise.all(
+        Array.from({ length: 6 }, async () => {
+          const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+          try {
+            while (!until()) {
+              const result = await call(agent, server.port, {
+                method: "POST",
+                path: `/v1/appointments?clinic_id=${c.clinicId}`,
+                token: c.staff.token,
+                body: { service_id: service, start: slot(), patient: { name: "Load" } },
+              }).catch(() => undefined);
+              if (result === undefined) return; // killed under it
+              if (result.status === 201) answered++;
+            }
+          } finally {
+            agent.destroy();
+          }
+        }),
+      );
+
+    // Load, and SIGKILL the whole process group once deliveries are under way.
+    const first = servers[0];
+    if (!first) throw new Error("no server");
+    let killed = false;
+    const running = load(first, () => killed);
+    for (const deadline = Date.now() + 30_000; receiver.received.size < 40;) {
+      if (Date.now() > deadline) throw new Error(`no deliveries under load:\n${first.output()}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await first.kill9();
+    killed = true;
+    await running;
+
+    // What the killed processes left: jobs leased (their lease runs), due, or not yet written.
+    const [left] = rowsOf<{ leased: number; due: number }>(
+      await handle.db.execute(sql`
+        select count(*) filter (where lease_id is not null)::int as leased, count(*) filter (where lease_id is null)::int as due
+        from jobs where clinic_id = ${c.clinicId}::uuid and queue = 'webhook-delivery'`),
+    );
+
+    // A new process group, under load a little longer, then until every delivery is made.
+    const second = await startServer(scratch.url ?? "", env);
+    servers.push(second);
+    const until = Date.now() + 2_000;
+    await load(second, () => Date.now() > until);
+
+    const deliveries = () =>
+      handle.db
+        .select({ eventId: webhookDeliveries.eventId, status: webhookDeliveries.status })
+        .from(webhookDeliveries)
+        .where(and(eq(webhookDeliveries.clinicId, c.clinicId)));
+    for (const deadline = Date.now() + 60_000; ;) {
+      const rows = await deliveries();
+      if (rows.every((r) => r.status === "succeeded")) break;
+      if (Date.now() > deadline)
+        throw new Error(
+          `deliveries not made: ${JSON.stringify(rows.filter((r) => r.status !== "succeeded").slice(0, 5))}\n${second.output()}`,
+        );
+      await new Promise((r) => setTimeout(r, 200));
+    }
+
+    const rows = await deliveries();
+    const [booked] = rowsOf<{ n: number }>(
+      await handle.db.execute(sql`select count(*)::int as n from appointments where clinic_id = ${c.clinicId}::uuid`),
+    );
+    // Every committed booking has its delivery (an answer lost to the kill may still have committed).
+    expect(rows).toHaveLength(booked?.n ?? -1);
+    expect(rows.length).toBeGreaterThanOrEqual(answered);
+    // None lost: each event reached the receiver; none twice at once.
+    expect(rows.filter((r) => !receiver.received.has(r.eventId))).toEqual([]);
+    expect(receiver.overlaps).toEqual([]);
+    // Nothing left to run, nothing failed.
+    const [queue] = rowsOf<{ n: number }>(
+      await handle.db.execute(
+        sql`select count(*)::int as n from jobs where clinic_id = ${c.clinicId}::uuid and queue = 'webhook-delivery'`,
+      ),
+    );
+    expect(queue?.n).toBe(0);
+    // Repeats only of what the kill left in flight (at least once, never more than that).
+    const repeats = [...receiver.received.values()].filter((n) => n > 1).length;
+    expect(repeats).toBeLessThanOrEqual(left?.leased ?? 0);
+    console.log(
+      `kill -9: ${String(rows.length)} bookings, ${String(left?.leased ?? 0)} deliveries leased and ${String(left?.due ?? 0)} due at the kill, ${String(repeats)} made twice`,
+    );
+  }, 150_000);
+});
