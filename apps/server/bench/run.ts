@@ -25,7 +25,7 @@
 // The world (seed.ts, written in batches): 100 clinics in four time zones × 10 approved providers
 // (Mon–Fri 09:00–17:00 clinic time), each clinic with one service per provider and two
 // any-provider services; 1,000 booking agents and staff with tokens of their own, members of the
-// clinics; an active webhook in 20 clinics to a sink on 127.0.0.1 that answers 204; one clinic
+// clinics; an active webhook in every clinic to a sink on 127.0.0.1 that answers 204; one clinic
 // of 50 providers; and four weeks of past appointments in every clinic (8 a weekday per provider,
 // 1,600 a clinic), so that the tables and the planner's statistics are those of clinics in use: a
 // world without history had each connection plan lookups by id for a table it believed empty, and
@@ -40,8 +40,8 @@
 // the safe-booking floor (shared/bench/README.md: pgbench running the least a booking that cannot
 // double-book and replays retries asks of PostgreSQL, same clients and duration). The rows, each with
 // `--connections` connections:
-//   GET /readyz; availability cache hits (900 keys: every clinic, three services, three dates,
-//   random users; every key warmed first); the same requests revalidated with If-None-Match (the
+//   GET /readyz; availability cache hits (the 20-provider clinic's two any-provider services over
+//   one day, 60 weekdays: 120 keys, random users of the clinic; every key warmed first); the same requests revalidated with If-None-Match (the
 //   ETag the user's GET answered); availability misses (a new 7-day range of an any-provider
 //   service of the 50-provider clinic every request); bookings across the 100 clinics (each a
 //   distinct free slot of a random clinic by one of its users, assigned and any-provider services
@@ -148,13 +148,17 @@ const shape: WorldShape = {
   users: 1000,
   anyServicesPerClinic: 2,
   largeClinicProviders: 50,
-  webhookClinics: 20,
+  cacheClinicProviders: 20,
+  // Every clinic: deliveries must keep pace with bookings across all of them (issue 37).
+  webhookClinics: 100,
   webhookUrl: undefined,
   // Four weeks of past appointments: 1,600 a clinic (8,000 in the large one).
   historyDays: 28,
 };
 /** Dates of the rows (far ahead, so that no time rule of a service cuts them). */
-const hitDates = ["2029-03-05", "2029-03-06", "2029-03-07"];
+const hitDates = Array.from({ length: 84 }, (_, i) => new Date(Date.UTC(2029, 2, 5 + i)))
+  .filter((d) => d.getUTCDay() >= 1 && d.getUTCDay() <= 5)
+  .map((d) => d.toISOString().slice(0, 10));
 const missFirstDate = "2031-01-06";
 const missDays = 7;
 /** Monday of week 0 of the bookings; each workers run and row takes weeks of its own from here. */
@@ -170,7 +174,7 @@ interface EngineRow {
 
 const rowNames = {
   readyz: "GET /readyz (one `select 1`)",
-  hit: "availability, cache hit (900 keys, 1 day)",
+  hit: "availability, cache hit (an any-provider service of 20 providers, 1 day)",
   revalidate: "availability, 304 revalidation (If-None-Match)",
   miss: `availability, cache miss (${String(shape.largeClinicProviders)} providers × ${String(missDays)} days)`,
   bookings: `bookings across ${String(shape.clinics)} clinics`,
@@ -186,6 +190,11 @@ interface HttpRow extends LoadResult {
   load1: number;
   /** Availability rows with WORKERS=1: the cache's lookups during the row, warm-up included (from /metrics). */
   cache?: { hits: number; misses: number };
+  /**
+   * The bookings row: webhook deliveries still pending when the row ended, and the seconds until
+   * none was (undefined: not within 5 minutes). Deliveries keep pace when it is ≤ 30 s.
+   */
+  backlog?: { pending: number; drainedS: number | undefined };
 }
 
 interface WorkersRun {
@@ -312,14 +321,17 @@ async function deliveries(database: DbHandle, worlds: BenchWorld[]): Promise<{ p
   return rows[0] ?? { planned: 0, pending: 0 };
 }
 
-/** Waits (at most 5 minutes, printing progress) until the worlds' pending webhook deliveries are made. */
-async function drainDeliveries(database: DbHandle, worlds: BenchWorld[], pending: number): Promise<void> {
+/**
+ * Waits (at most 5 minutes, printing progress) until the worlds' pending webhook deliveries are
+ * made; answers the seconds it took, or undefined when some are still pending.
+ */
+async function drainDeliveries(database: DbHandle, worlds: BenchWorld[], pending: number): Promise<number | undefined> {
   const started = Date.now();
   console.log(`  delivering the ${String(pending)} pending webhook deliveries before the next rows ...`);
   let left = pending;
   let said = started;
   while (left > 0 && Date.now() - started < 300_000) {
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await new Promise((resolve) => setTimeout(resolve, 250));
     left = (await deliveries(database, worlds)).pending;
     if (Date.now() - said >= 15_000) {
       said = Date.now();
@@ -330,8 +342,9 @@ async function drainDeliveries(database: DbHandle, worlds: BenchWorld[], pending
   console.log(
     left > 0
       ? `    ${String(left)} still pending after ${seconds.toFixed(0)} s: the next rows share the machine with them`
-      : `    delivered in ${seconds.toFixed(0)} s (${String(Math.round(pending / seconds))} deliveries/s with the machine otherwise idle)`,
+      : `    delivered in ${seconds.toFixed(1)} s (${String(Math.round(pending / seconds))} deliveries/s with the machine otherwise idle)`,
   );
+  return left > 0 ? undefined : seconds;
 }
 
 async function book(
@@ -393,13 +406,12 @@ async function httpBench(databaseUrl: string, sink: Sink): Promise<DatabaseResul
       const hotClinic = first(clinics, "clinic");
       const hotSlotClinic = clinics[1] ?? hotClinic;
       const settings = { seconds, warmupSeconds: options.warmupSeconds, connections };
-      const hitKeys: AvailabilityKey[] = clinics.flatMap((clinic) =>
-        [clinic.assignedServiceIds[0], clinic.assignedServiceIds[1], clinic.anyServiceIds[0]].flatMap((serviceId) =>
-          serviceId === undefined
-            ? []
-            : hitDates.map((date) => ({ clinicId: clinic.id, serviceId, date, tokens: clinic.tokens })),
-        ),
+      // The cache rows' keys: the 20-provider clinic's any-provider services over one day, 60
+      // weekdays each (answers with every provider's slots, not tiny ones; issue 37).
+      const hitKeys: AvailabilityKey[] = world.cache.anyServiceIds.flatMap((serviceId) =>
+        hitDates.map((date) => ({ clinicId: world.cache.id, serviceId, date, tokens: world.cache.tokens })),
       );
+
       for (const workers of options.workerCounts) {
         console.log(
           `\n  WORKERS=${String(workers)}: the compiled server, autocannon in its own process, ${String(connections)} connections, ${String(seconds)} s a row`,
@@ -477,6 +489,12 @@ async function httpBench(databaseUrl: string, sink: Sink): Promise<DatabaseResul
               ...bookingMix,
             });
             week += spread.weeksUsed ?? 0;
+            // The backlog the row left: deliveries keep pace when it is gone within 30 s.
+            const { pending } = await deliveries(database, worlds);
+            spread.backlog = {
+              pending,
+              drainedS: pending === 0 ? 0 : await drainDeliveries(database, worlds, pending),
+            };
             rows.push(spread);
           }
           if (wanted("shared") && sharedWorld) {
@@ -787,6 +805,18 @@ function ratioTable(results: DatabaseResult[]): { headers: string[]; rows: Cell[
       },
     ],
     [
+      `webhook backlog after the bookings row (a webhook in every clinic): gone within`,
+      "≤ 30 s",
+      (_, run) => {
+        const backlog = row("bookings", run)?.backlog;
+        if (!backlog) return "n/a";
+        const { pending, drainedS } = backlog;
+        return drainedS === undefined
+          ? `${String(pending)} pending, not gone in 300 s ${mark(false)}`
+          : `${drainedS.toFixed(1)} s (${String(pending)} pending at the row's end) ${mark(drainedS <= 30)}`;
+      },
+    ],
+    [
       "webhook deliveries received by the sink during the run, of those planned",
       "> 0",
       (_, run) =>
@@ -905,7 +935,7 @@ async function main() {
   const loadAtEnd = loadAverages();
   const ratios = ratioTable(results);
   const raw = rawTable(results);
-  const world = `${String(shape.clinics)} clinics (${zones.join(", ")}) × ${String(shape.providersPerClinic)} providers, ${String(shape.providersPerClinic + shape.anyServicesPerClinic)} services each (${String(shape.anyServicesPerClinic)} any-provider), ${String(shape.users)} booking agents and staff with tokens of their own, webhooks in ${String(shape.webhookClinics)} clinics to a local sink, one clinic of ${String(shape.largeClinicProviders)} providers, ${String(shape.historyDays ?? 0)} days of past appointments in every clinic (8 a weekday per provider)${options.rows.has("shared") ? `; for the shared row a second such world without them, clinic c's providers also approved providers (same hours) of clinic (c + 1) mod ${String(shape.clinics)}` : ""}`;
+  const world = `${String(shape.clinics)} clinics (${zones.join(", ")}) × ${String(shape.providersPerClinic)} providers, ${String(shape.providersPerClinic + shape.anyServicesPerClinic)} services each (${String(shape.anyServicesPerClinic)} any-provider), ${String(shape.users)} booking agents and staff with tokens of their own, a webhook in ${shape.webhookClinics >= shape.clinics ? "every clinic" : `${String(shape.webhookClinics)} clinics`} to a local sink, one clinic of ${String(shape.largeClinicProviders)} providers, one of ${String(shape.cacheClinicProviders ?? 20)} for the cache rows, ${String(shape.historyDays ?? 0)} days of past appointments in every clinic (8 a weekday per provider)${options.rows.has("shared") ? `; for the shared row a second such world without them, clinic c's providers also approved providers (same hours) of clinic (c + 1) mod ${String(shape.clinics)}` : ""}`;
   const setting = `${String(connections)} connections, ${String(seconds)} s a row after a ${String(options.warmupSeconds)} s warm-up (the cache-hit row: every key first), WORKERS=${options.workerCounts.join(" and ")}, ${options.poolMax === undefined ? "the default pool (DATABASE_POOL_MAX 10)" : `DATABASE_POOL_MAX=${String(options.poolMax)}`} per server process`;
   const machineLine = `${String(host.nproc)} cores (nproc), ${host.cpu}, ${String(host.memoryGiB)} GiB memory, Node ${host.node}, PostgreSQL ${host.postgres.join(" / ")}`;
   const loadLine = `load average (1, 5, 15 min) ${loadAtStart} at the start, ${loadAtEnd} at the end`;

@@ -48,6 +48,11 @@ export interface WorldShape {
   anyServicesPerClinic: number;
   /** The providers of the one large clinic. */
   largeClinicProviders: number;
+  /**
+   * The providers of the cache rows' clinic (default 20): their keys are its any-provider
+   * services over one day, answers of every provider's slots, not tiny ones (issue 37).
+   */
+  cacheClinicProviders?: number;
   /** Clinics (every clinics/webhookClinics-th, from the first) with an active webhook to `webhookUrl`. */
   webhookClinics: number;
   webhookUrl: string | undefined;
@@ -69,6 +74,8 @@ export interface WorldShape {
 export interface BenchWorld {
   clinics: BenchClinic[];
   large: BenchClinic;
+  /** The cache rows' clinic (`cacheClinicProviders` providers). */
+  cache: BenchClinic;
   /** Every user the world created (members and providers), for its removal. */
   userIds: string[];
   shape: WorldShape;
@@ -193,6 +200,7 @@ export async function seedWorld(
     );
   }
   const large = addClinic(`Bench ${tag} large clinic`, "Europe/Berlin", shape.largeClinicProviders, false);
+  const cache = addClinic(`Bench ${tag} cache clinic`, "Europe/Berlin", shape.cacheClinicProviders ?? 20, false);
   const regular = world.slice(0, shape.clinics);
   // Shared providers: clinic c's providers work in clinic (c + 1) mod clinics too, with the same hours.
   const sharedIds: string[] = [];
@@ -231,7 +239,8 @@ export async function seedWorld(
     const email = `u${String(u)}-${tag}-${userId.slice(0, 8)}@bench.test`;
     userRows.push({ id: userId, email });
     const own = regular.length > 0 ? [at(regular, u % regular.length)] : [];
-    const theirs = u < 20 || own.length === 0 ? [...own, large] : own;
+    // Users 0–19 also belong to the large clinic, 20–39 to the cache clinic.
+    const theirs = u < 20 || own.length === 0 ? [...own, large] : u < 40 ? [...own, cache] : own;
     for (const clinic of theirs) {
       memberRows.push({
         clinicId: clinic.id,
@@ -314,7 +323,7 @@ export async function seedWorld(
     for (const clinic of member.clinics) clinic.tokens.push(token);
   }
   progress(`  seeded in ${String(Date.now() - started)} ms`);
-  return { clinics: regular, large, userIds: userRows.flatMap((row) => (row.id ? [row.id] : [])), shape };
+  return { clinics: regular, large, cache, userIds: userRows.flatMap((row) => (row.id ? [row.id] : [])), shape };
 }
 
 /**
@@ -341,7 +350,7 @@ export async function removeLeftovers(database: DbHandle): Promise<number> {
  * queued jobs go with them) and its users.
  */
 export async function removeWorld(database: DbHandle, world: BenchWorld): Promise<void> {
-  const clinicIds = [...world.clinics, world.large].map((c) => c.id);
+  const clinicIds = [...world.clinics, world.large, world.cache].map((c) => c.id);
   await removeRows(database, clinicIds, world.userIds, world.shape.sharedProviders ?? false);
 }
 

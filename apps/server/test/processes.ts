@@ -1,7 +1,7 @@
 // The service as a separate process (node with tsx's loader, `apps/server/src/main.ts`), for the
 // tests that start, signal and kill it: WORKERS=2, and `kill -9` under load.
 import { type ChildProcess, spawn } from "node:child_process";
-import { Agent, request as httpRequest } from "node:http";
+import { type Agent, request as httpRequest } from "node:http";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import { testSecret } from "@clinic/api/testing";
@@ -51,8 +51,8 @@ export async function startServer(databaseUrl: string, env: Record<string, strin
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
-  child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
   const deadline = Date.now() + 60_000;
   while (!output.includes("listening on")) {
     if (Date.now() > deadline || child.exitCode !== null) throw new Error(`the server did not start:\n${output}`);
