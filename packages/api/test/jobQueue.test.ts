@@ -105,13 +105,19 @@ describe("the job queue", () => {
     const workers = new JobWorkers(one, {
       pollIntervalMs: 50,
       retry: { retryLimit: 2, retryDelayS: 1 },
+      onError: (error) => {
+        errors.push(error.message);
+      },
     });
+    const errors: string[] = [];
     try {
       workers.work(queueNames.messageSend, (job) => {
         attempts.push({ attempt: job.attempt, at: Date.now() });
         return Promise.reject(new Error(`refused, attempt ${String(job.attempt)}`));
       });
-      await until(async () => (await rowsOfClinic(clinicId))[0]?.failedAt != null, 30_000);
+      await until(async () => (await rowsOfClinic(clinicId))[0]?.failedAt != null, 30_000).catch((error: unknown) => {
+        throw new Error(`${String(error)}: ${JSON.stringify({ attempts, errors })}`);
+      });
     } finally {
       await workers.stop();
     }

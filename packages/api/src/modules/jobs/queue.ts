@@ -112,18 +112,29 @@ async function complete(db: Db, claimed: Claim, ids: readonly string[]): Promise
     .where(and(eq(jobs.clinicId, claimed.clinicId), eq(jobs.leaseId, claimed.lease), inArray(jobs.jobId, [...ids])));
 }
 
-/** A job whose handler threw: due again after the backoff, or failed after its last attempt. */
-async function fail(db: Db, claimed: Claim, id: string, error: string, policy: RetryPolicy): Promise<void> {
-  const maxAttempts = policy.retryLimit + 1;
+/**
+ * A job whose handler threw at attempt `attempt`: due again after the backoff, or failed after its
+ * last attempt. The delay is computed here from the claim's attempt number: Citus refuses a stable
+ * function (now()) next to a column in an UPDATE's SET.
+ */
+async function fail(
+  db: Db,
+  claimed: Claim,
+  job: { id: string; attempt: number },
+  error: string,
+  policy: RetryPolicy,
+): Promise<void> {
+  const last = job.attempt >= policy.retryLimit + 1;
+  const delayS = policy.retryDelayS * 2 ** Math.max(job.attempt - 1, 0);
   await db
     .update(jobs)
     .set({
       leaseId: null,
       lastError: error.slice(0, 1000),
-      runAt: sql`now() + make_interval(secs => ${policy.retryDelayS}::int * power(2, greatest(${jobs.attempts} - 1, 0)))`,
-      failedAt: sql`case when ${jobs.attempts} >= ${maxAttempts}::int then now() end`,
+      runAt: sql`now() + make_interval(secs => ${delayS}::float8)`,
+      failedAt: last ? sql`now()` : null,
     })
-    .where(and(eq(jobs.clinicId, claimed.clinicId), eq(jobs.jobId, id), eq(jobs.leaseId, claimed.lease)));
+    .where(and(eq(jobs.clinicId, claimed.clinicId), eq(jobs.jobId, job.id), eq(jobs.leaseId, claimed.lease)));
 }
 
 type Handler = (job: Job<object>) => Promise<void>;
@@ -179,7 +190,7 @@ async function runClaim(
     const job = claimed.jobs[i];
     if (outcome.status === "rejected" && job) {
       const reason: unknown = outcome.reason;
-      await fail(db, claimed, job.id, reason instanceof Error ? reason.message : String(reason), policy);
+      await fail(db, claimed, job, reason instanceof Error ? reason.message : String(reason), policy);
     }
   }
 }
