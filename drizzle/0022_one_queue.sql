@@ -21,7 +21,7 @@ CREATE TABLE "jobs" (
 --> statement-breakpoint
 ALTER TABLE "jobs" ADD CONSTRAINT "jobs_clinic_id_clinics_id_fk" FOREIGN KEY ("clinic_id") REFERENCES "public"."clinics"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "jobs_clinic_due_idx" ON "jobs" USING btree ("clinic_id","run_at") WHERE "jobs"."failed_at" is null;--> statement-breakpoint
-CREATE INDEX "jobs_due_idx" ON "jobs" USING btree ("run_at") WHERE "jobs"."failed_at" is null;--> statement-breakpoint
+CREATE INDEX "jobs_due_idx" ON "jobs" USING btree (("run_at" at time zone 'UTC')) WHERE "jobs"."failed_at" is null;--> statement-breakpoint
 CREATE INDEX "jobs_failed_idx" ON "jobs" USING btree ("queue") WHERE "jobs"."failed_at" is not null;
 --> statement-breakpoint
 INSERT INTO "jobs" ("clinic_id", "job_id", "queue", "data", "run_at", "created_at")

@@ -18,16 +18,18 @@ BEGIN
       last_error = coalesce(last_error, 'no attempt finished within its lease')
   WHERE clinic_id = p_clinic_id AND failed_at IS NULL AND run_at <= now()
     AND queue = ANY (p_queues) AND attempts >= p_max_attempts;
+  -- The due jobs by jobs_clinic_due_idx (the clinic's range only), then each by its key.
   WITH claimed AS (
     UPDATE jobs j
     SET run_at = now() + make_interval(secs => p_lease_s), attempts = j.attempts + 1, lease_id = v_lease
-    WHERE j.clinic_id = p_clinic_id AND j.job_id IN (
+    FROM (
       SELECT d.job_id FROM jobs d
       WHERE d.clinic_id = p_clinic_id AND d.failed_at IS NULL AND d.run_at <= now()
         AND d.queue = ANY (p_queues) AND d.attempts < p_max_attempts
       ORDER BY d.run_at
       LIMIT p_limit
-      FOR UPDATE SKIP LOCKED)
+      FOR UPDATE SKIP LOCKED) c
+    WHERE j.clinic_id = p_clinic_id AND j.job_id = c.job_id
     RETURNING j.job_id, j.queue, j.data, j.attempts, j.created_at)
   SELECT coalesce(jsonb_agg(jsonb_build_object('id', job_id, 'queue', queue, 'data', data, 'attempt', attempts) ORDER BY created_at), '[]')
   INTO v_jobs FROM claimed;

@@ -192,12 +192,14 @@ export const jobs = pgTable(
   (t) => [
     primaryKey({ name: "jobs_pkey", columns: [t.clinicId, t.jobId] }),
     check("jobs_attempts_check", sql`${t.attempts} >= 0`),
-    // A clinic's due jobs, oldest first (the claim), and which clinics have any (the poll).
+    // A clinic's due jobs, oldest first: the claim's.
     index("jobs_clinic_due_idx")
       .on(t.clinicId, t.runAt)
       .where(sql`${t.failedAt} is null`),
+    // Which clinics have due jobs, the look's: on an expression of run_at that only the look uses,
+    // so that a claim never walks every clinic's due (and just-deleted) jobs by it (docs/jobs.md).
     index("jobs_due_idx")
-      .on(t.runAt)
+      .on(sql`(${t.runAt} at time zone 'UTC')`)
       .where(sql`${t.failedAt} is null`),
     // Failed jobs, counted for /metrics without reading the queue.
     index("jobs_failed_idx")

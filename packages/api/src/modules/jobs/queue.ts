@@ -77,12 +77,16 @@ interface Claim {
   jobs: { id: string; queue: QueueName; data: object; attempt: number }[];
 }
 
-/** Clinics with due jobs, the longest-waiting first (one statement over every shard). */
+/**
+ * Clinics with due jobs, the longest-waiting first (one statement over every shard), by
+ * `jobs_due_idx`, an index on `run_at at time zone 'UTC'` that only this statement and /metrics use.
+ */
 async function clinicsWithDueJobs(db: Db, queues: readonly string[], limit: number): Promise<string[]> {
   const rows = rowsOf<{ clinic_id: string }>(
     await db.execute(sql`
       select clinic_id from ${jobs}
-      where failed_at is null and run_at <= now() and queue = any (${sql.param(queues)}::text[])
+      where failed_at is null and (run_at at time zone 'UTC') <= (now() at time zone 'UTC')
+        and queue = any (${sql.param(queues)}::text[])
       group by clinic_id order by min(run_at) limit ${limit}`),
   );
   return rows.map((r) => r.clinic_id);
@@ -107,9 +111,16 @@ async function claim(
 /** Deletes the claim's jobs that ran (still under this lease: one whose lease ran out belongs to a later claim). */
 async function complete(db: Db, claimed: Claim, ids: readonly string[]): Promise<void> {
   if (ids.length === 0) return;
+  // One array parameter, so that every completion is the same prepared statement.
   await db
     .delete(jobs)
-    .where(and(eq(jobs.clinicId, claimed.clinicId), eq(jobs.leaseId, claimed.lease), inArray(jobs.jobId, [...ids])));
+    .where(
+      and(
+        eq(jobs.clinicId, claimed.clinicId),
+        eq(jobs.leaseId, claimed.lease),
+        sql`${jobs.jobId} = any (${sql.param(ids)}::uuid[])`,
+      ),
+    );
 }
 
 /**
@@ -342,7 +353,8 @@ export async function jobQueueState(
       select queue, sum(due)::int as due, max(oldest_due_age_s)::float8 as oldest_due_age_s, sum(failed)::int as failed
       from (
         select queue, count(*) as due, extract(epoch from now() - min(run_at)) as oldest_due_age_s, 0 as failed
-        from ${jobs} where failed_at is null and run_at <= now() group by queue
+        from ${jobs} where failed_at is null and (run_at at time zone 'UTC') <= (now() at time zone 'UTC')
+        group by queue
         union all
         select queue, 0, null, count(*) from ${jobs} where failed_at is not null group by queue
       ) s group by queue order by queue`),
