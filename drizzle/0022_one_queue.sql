@@ -10,6 +10,7 @@ CREATE TABLE "jobs" (
 	"queue" text NOT NULL,
 	"data" jsonb NOT NULL,
 	"run_at" timestamp (3) with time zone DEFAULT now() NOT NULL,
+	"leased_until" timestamp (3) with time zone,
 	"attempts" integer DEFAULT 0 NOT NULL,
 	"lease_id" uuid,
 	"last_error" text,
@@ -18,6 +19,9 @@ CREATE TABLE "jobs" (
 	CONSTRAINT "jobs_pkey" PRIMARY KEY("clinic_id","job_id"),
 	CONSTRAINT "jobs_attempts_check" CHECK ("jobs"."attempts" >= 0)
 );
+--> statement-breakpoint
+-- Room on each page for a claim's new row version beside the old one (a HOT update: no index entry).
+ALTER TABLE "jobs" SET (fillfactor = 70);
 --> statement-breakpoint
 ALTER TABLE "jobs" ADD CONSTRAINT "jobs_clinic_id_clinics_id_fk" FOREIGN KEY ("clinic_id") REFERENCES "public"."clinics"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "jobs_clinic_due_idx" ON "jobs" USING btree ("clinic_id","run_at") WHERE "jobs"."failed_at" is null;--> statement-breakpoint

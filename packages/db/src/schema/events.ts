@@ -163,10 +163,11 @@ export const appointmentReminders = pgTable(
  * The job queue (docs/jobs.md): every background job — a webhook delivery attempt, a reminder, a
  * patient e-mail, a confirmation's expiry — is one row here, written in the transaction of the
  * change that causes it, on the clinic's shard, and consumed from here: a worker claims a clinic's
- * due rows (FOR UPDATE SKIP LOCKED, `clinic_claim_jobs`) by leasing them — `run_at` moves to the
- * lease's end and `lease_id` names the claim — and deletes them when they ran, or moves `run_at` on
- * by the backoff when they threw. A lease that runs out (its process died) makes the job due again;
- * `failed_at` is set once its attempts are spent. Nothing moves rows to another queue.
+ * due rows (FOR UPDATE SKIP LOCKED, `clinic_claim_jobs`) by leasing them — `leased_until` and
+ * `lease_id`, columns no index holds, so a claim is a HOT update — and deletes them when they ran,
+ * or moves `run_at` on by the backoff when they threw. A lease that runs out (its process died)
+ * makes the job due again; `failed_at` is set once its attempts are spent. Nothing moves rows to
+ * another queue.
  */
 export const jobs = pgTable(
   "jobs",
@@ -178,8 +179,10 @@ export const jobs = pgTable(
     jobId: uuid("job_id").notNull(),
     queue: text("queue").notNull(),
     data: jsonb("data").$type<Record<string, unknown>>().notNull(),
-    /** When the job may next run: when planned, at the end of a lease, or after a failure's backoff. */
+    /** When the job is due: when planned, or after a failure's backoff. */
     runAt: instant("run_at").notNull().defaultNow(),
+    /** The end of the current claim's lease; the job is not claimed again before it. */
+    leasedUntil: instant("leased_until"),
     /** Attempts begun (a claim counts one, even if its process died). */
     attempts: integer("attempts").notNull().default(0),
     /** The claim that holds the job; only it may complete or fail the job. */

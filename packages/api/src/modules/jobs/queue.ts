@@ -86,7 +86,7 @@ async function clinicsWithDueJobs(db: Db, queues: readonly string[], limit: numb
     await db.execute(sql`
       select clinic_id from ${jobs}
       where failed_at is null and (run_at at time zone 'UTC') <= (now() at time zone 'UTC')
-        and queue = any (${sql.param(queues)}::text[])
+        and (leased_until is null or leased_until <= now()) and queue = any (${sql.param(queues)}::text[])
       group by clinic_id order by min(run_at) limit ${limit}`),
   );
   return rows.map((r) => r.clinic_id);
@@ -141,6 +141,7 @@ async function fail(
     .update(jobs)
     .set({
       leaseId: null,
+      leasedUntil: null,
       lastError: error.slice(0, 1000),
       runAt: sql`now() + make_interval(secs => ${delayS}::float8)`,
       failedAt: last ? sql`now()` : null,
@@ -354,6 +355,7 @@ export async function jobQueueState(
       from (
         select queue, count(*) as due, extract(epoch from now() - min(run_at)) as oldest_due_age_s, 0 as failed
         from ${jobs} where failed_at is null and (run_at at time zone 'UTC') <= (now() at time zone 'UTC')
+          and (leased_until is null or leased_until <= now())
         group by queue
         union all
         select queue, 0, null, count(*) from ${jobs} where failed_at is not null group by queue
