@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { type DbHandle, executePositional, hasCitus, openDatabase } from "@clinic/db";
+import { jobs } from "@clinic/db";
+import { runDueJobs } from "../src/modules/jobs/index.ts";
 import { addService, bookableClinic, callerFor, pinnedNow } from "../testing/index.ts";
 
 // On Citus (docs/scale-out.md), every statement of the hot paths — authorization, the availability
@@ -155,5 +157,46 @@ describe.skipIf(!databaseUrl)("hot paths on Citus", () => {
     expect(
       planned.some((p) => p.statement.includes('"clinic_members"') && p.statement.includes('from "clinics"')),
     ).toBe(true);
+  }, 60_000);
+
+  it("claims, completes and fails a clinic's jobs on its node; only the look for due clinics spans the shards (docs/jobs.md)", async (context) => {
+    if (!citus) context.skip();
+    const c = await bookableClinic(handle.db);
+    // A queue of this test's own: the workers of other test files never take its jobs, nor it theirs.
+    const queue = `explain-${crypto.randomUUID()}`;
+    await handle.db
+      .insert(jobs)
+      .values([1, 2, 3].map((i) => ({ clinicId: c.clinicId, jobId: crypto.randomUUID(), queue, data: { i } })));
+    statements.length = 0;
+    path = "jobs";
+    const ran = await runDueJobs(
+      handle.db,
+      new Map([
+        [
+          queue,
+          (job: { data: object }) =>
+            "i" in job.data && job.data.i === 3 ? Promise.reject(new Error("refused")) : Promise.resolve(),
+        ],
+      ]),
+      { clinics: 10_000 },
+    );
+    expect(ran).toBe(3);
+    const plans: { statement: string; tasks: number[] }[] = [];
+    for (const s of statements.filter((x) => x.path === "jobs")) {
+      const rows = await executePositional(handle.db, `explain ${s.text}`, s.parameters);
+      const plan = rows.map((r) => String(r["QUERY PLAN"])).join("\n");
+      plans.push({
+        statement: s.text.replace(/\s+/g, " ").trim(),
+        tasks: [...plan.matchAll(/Task Count: (\d+)/g)].map((m) => Number(m[1])),
+      });
+    }
+    const [look, ...perClinic] = plans;
+    expect(look?.statement.trim()).toMatch(/^select clinic_id from "jobs"/);
+    expect(look?.tasks.some((n) => n > 1)).toBe(true);
+    // The claim (a delegated function), the completion and the failure: one task each.
+    expect(
+      perClinic.map((p) => /^(select clinic_claim_jobs|delete from "jobs"|update "jobs")/.exec(p.statement)?.[1]),
+    ).toEqual(["select clinic_claim_jobs", 'delete from "jobs"', 'update "jobs"']);
+    expect(perClinic.filter((p) => p.tasks.length === 0 || p.tasks.some((n) => n !== 1))).toEqual([]);
   }, 60_000);
 });
