@@ -12,7 +12,7 @@ import { AvailabilityCache } from "./modules/availability/index.ts";
 import { JobWorkers, type RetryPolicy, queueNames } from "./modules/jobs/index.ts";
 import { type MailSettings, type MessageJob, runMessageSend } from "./modules/messages/index.ts";
 import { sweepWaitlists } from "./modules/waitlist/index.ts";
-import { type DeliveryJob, type DeliverySettings, runDeliveryAttempt } from "./modules/webhooks/index.ts";
+import { type DeliveryJob, type DeliverySettings, runDeliveryAttempts } from "./modules/webhooks/index.ts";
 
 export interface WorkerSettings extends DeliverySettings {
   /** How often an idle process looks for due jobs (default 250 ms). */
@@ -35,7 +35,14 @@ export function startWorkers(handle: DbHandle, settings: WorkerSettings): JobWor
     retry: settings.jobRetry,
     onError: settings.onError,
   });
-  workers.work<DeliveryJob>(queueNames.webhookDelivery, (job) => runDeliveryAttempt(handle.db, job.data, settings));
+  // A claim's deliveries together: one read and one write for all of them (docs/jobs.md).
+  workers.workBatches<DeliveryJob>(queueNames.webhookDelivery, (list) =>
+    runDeliveryAttempts(
+      handle.db,
+      list.map((job) => job.data),
+      settings,
+    ),
+  );
   workers.work<ReminderJob>(queueNames.appointmentReminder, (job) => runReminder(handle.db, job.data));
   workers.work<ConfirmationExpiryJob>(queueNames.confirmationExpiry, async (job) => {
     await runConfirmationExpiry(handle.db, job.data);

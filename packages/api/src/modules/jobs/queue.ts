@@ -151,6 +151,23 @@ async function fail(
 
 type Handler = (job: Job<object>) => Promise<void>;
 
+/**
+ * A queue's handler of a claim's jobs of that queue (one clinic's), run together: it answers, for
+ * each job in order, null when the job ran, or why it failed (the job is then retried). A handler
+ * of one job at a time is one of these too (`eachJob`).
+ */
+export type BatchHandler<T extends object = object> = (jobs: readonly Job<T>[]) => Promise<readonly (Error | null)[]>;
+
+const asError = (reason: unknown) => (reason instanceof Error ? reason : new Error(String(reason)));
+
+/** The batch handler that runs `handler` for each job, all at once. */
+function eachJob(handler: Handler): BatchHandler {
+  return async (list) =>
+    (await Promise.allSettled(list.map((job) => handler(job)))).map((outcome) =>
+      outcome.status === "fulfilled" ? null : asError(outcome.reason),
+    );
+}
+
 export interface JobWorkerOptions {
   /** How often an idle process looks for due jobs (default 250 ms). */
   pollIntervalMs?: number | undefined;
@@ -169,41 +186,54 @@ export async function runDueJobs(
   options: { clinics?: number; batchSize?: number; retry?: Partial<RetryPolicy> } = {},
 ): Promise<number> {
   const policy = { ...defaultRetryPolicy, ...options.retry };
+  const batchHandlers = new Map([...handlers].map(([queue, handler]) => [queue, eachJob(handler)]));
   const queues = [...handlers.keys()];
   let ran = 0;
   for (const clinicId of await clinicsWithDueJobs(db, queues, options.clinics ?? 50)) {
     const claimed = await claim(db, clinicId, queues, options.batchSize ?? 20, policy);
     ran += claimed.jobs.length;
-    await runClaim(db, claimed, handlers, policy);
+    await runClaim(db, claimed, batchHandlers, policy);
   }
   return ran;
 }
 
-/** Runs a claim's jobs together, then deletes those that ran in one statement and fails the others. */
+/**
+ * Runs a claim's jobs, each queue's together through its handler, then deletes those that ran in
+ * one statement and fails the others.
+ */
 async function runClaim(
   db: Db,
   claimed: Claim,
-  handlers: ReadonlyMap<string, Handler>,
+  handlers: ReadonlyMap<string, BatchHandler>,
   policy: RetryPolicy,
 ): Promise<void> {
-  const outcomes = await Promise.allSettled(
-    claimed.jobs.map(async (job) => {
-      const handler = handlers.get(job.queue);
-      if (!handler) throw new Error(`no handler for the queue ${job.queue}`);
-      await handler({ id: job.id, data: job.data, attempt: job.attempt });
+  const byQueue = new Map<string, Claim["jobs"]>();
+  for (const job of claimed.jobs) byQueue.set(job.queue, [...(byQueue.get(job.queue) ?? []), job]);
+  const failed = new Map<string, Error>();
+  await Promise.all(
+    [...byQueue].map(async ([queue, list]) => {
+      const handler = handlers.get(queue);
+      let errors: readonly (Error | null)[];
+      try {
+        if (!handler) throw new Error(`no handler for the queue ${queue}`);
+        errors = await handler(list.map((job) => ({ id: job.id, data: job.data, attempt: job.attempt })));
+      } catch (error) {
+        errors = list.map(() => asError(error));
+      }
+      list.forEach((job, i) => {
+        const error = i < errors.length ? errors[i] : new Error("the handler gave no outcome");
+        if (error) failed.set(job.id, error);
+      });
     }),
   );
   await complete(
     db,
     claimed,
-    claimed.jobs.filter((_, i) => outcomes[i]?.status === "fulfilled").map((job) => job.id),
+    claimed.jobs.filter((job) => !failed.has(job.id)).map((job) => job.id),
   );
-  for (const [i, outcome] of outcomes.entries()) {
-    const job = claimed.jobs[i];
-    if (outcome.status === "rejected" && job) {
-      const reason: unknown = outcome.reason;
-      await fail(db, claimed, job, reason instanceof Error ? reason.message : String(reason), policy);
-    }
+  for (const job of claimed.jobs) {
+    const error = failed.get(job.id);
+    if (error) await fail(db, claimed, job, error.message, policy);
   }
 }
 
@@ -214,7 +244,7 @@ async function runClaim(
  * their leases.
  */
 export class JobWorkers {
-  private readonly handlers = new Map<string, Handler>();
+  private readonly handlers = new Map<string, BatchHandler>();
   private readonly policy: RetryPolicy;
   private readonly pollIntervalMs: number;
   private readonly batchSize: number;
@@ -240,7 +270,15 @@ export class JobWorkers {
   /** Runs `handler` for each job of `queue`; a throwing handler fails the job (retried by the policy). */
   work<T extends object>(queue: QueueName, handler: (job: Job<T>) => Promise<void>): void {
     // The queue's jobs carry what its writer put there (T): the one place the type is asserted.
-    this.handlers.set(queue, handler as Handler);
+    this.workBatches(queue, eachJob(handler as Handler));
+  }
+
+  /**
+   * Runs `handler` for the jobs of `queue` that one claim took (one clinic's), together: one read
+   * and one write for all of them instead of one each. It answers each job's outcome in order.
+   */
+  workBatches<T extends object>(queue: QueueName, handler: BatchHandler<T>): void {
+    this.handlers.set(queue, handler as BatchHandler);
     this.schedule(0);
   }
 

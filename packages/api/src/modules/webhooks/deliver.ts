@@ -26,14 +26,67 @@ export interface DeliverySettings {
   timeoutMs: number;
 }
 
+/** A delivery with what its attempt needs: the event's row, the webhook's url, secret and state. */
+interface DeliveryToSend {
+  delivery: typeof webhookDeliveries.$inferSelect;
+  event: typeof events.$inferSelect | null;
+  url: string;
+  secret: string;
+  active: boolean;
+}
+
+/** An attempt's outcome to record: the delivery's new status and what the receiver answered. */
+interface Outcome {
+  job: DeliveryJob;
+  result: PostResult;
+  status: "succeeded" | "failed";
+}
+
 /**
- * Runs one queued attempt of a delivery: POST the event, signed, to the webhook's url; record the
- * outcome; on failure queue the next attempt after the next delay of the schedule, or mark the
- * delivery failed when the schedule is spent. A job for an attempt that is no longer current (the
- * delivery was retried by hand, or the webhook deleted or paused) does nothing.
+ * Runs queued attempts of deliveries — those of one claim, a clinic's, together (the job queue's
+ * batch handler; docs/jobs.md): one read of the deliveries with their events and webhooks, the
+ * POSTs at once, and one write of the outcomes. Each attempt POSTs the event, signed, to the
+ * webhook's url; on failure the next attempt is queued after the next delay of the schedule (in a
+ * transaction of its own), or the delivery is marked failed when the schedule is spent. A job for
+ * an attempt that is no longer current (the delivery was retried by hand, or the webhook deleted
+ * or paused) does nothing. Answers each job's outcome for the queue (null: done).
  */
-export async function runDeliveryAttempt(db: Db, job: DeliveryJob, settings: DeliverySettings): Promise<void> {
-  const [row] = await db
+export async function runDeliveryAttempts(
+  db: Db,
+  list: readonly DeliveryJob[],
+  settings: DeliverySettings,
+): Promise<(Error | null)[]> {
+  const results: (Error | null)[] = list.map(() => null);
+  const clinics = [...new Set(list.map((job) => job.clinicId))];
+  for (const clinicId of clinics) {
+    const mine = list.flatMap((job, i) => (job.clinicId === clinicId ? [{ job, i }] : []));
+    try {
+      const rows = await readDeliveries(
+        db,
+        clinicId,
+        mine.map(({ job }) => job.deliveryId),
+      );
+      const outcomes = await Promise.allSettled(
+        mine.map(({ job }) => attempt(db, job, rows.get(job.deliveryId), settings)),
+      );
+      const done: Outcome[] = [];
+      outcomes.forEach((outcome, k) => {
+        const entry = mine[k];
+        if (!entry) return;
+        if (outcome.status === "rejected")
+          results[entry.i] = outcome.reason instanceof Error ? outcome.reason : new Error(String(outcome.reason));
+        else if (outcome.value) done.push(outcome.value);
+      });
+      await recordOutcomes(db, clinicId, done);
+    } catch (error) {
+      for (const { i } of mine) results[i] = error instanceof Error ? error : new Error(String(error));
+    }
+  }
+  return results;
+}
+
+async function readDeliveries(db: Db, clinicId: string, ids: readonly string[]): Promise<Map<string, DeliveryToSend>> {
+  const rows = await db
     .select({
       delivery: webhookDeliveries,
       event: events,
@@ -47,36 +100,61 @@ export async function runDeliveryAttempt(db: Db, job: DeliveryJob, settings: Del
       and(eq(webhooks.clinicId, webhookDeliveries.clinicId), eq(webhooks.id, webhookDeliveries.webhookId)),
     )
     .leftJoin(events, and(eq(events.clinicId, webhookDeliveries.clinicId), eq(events.id, webhookDeliveries.eventId)))
-    .where(and(eq(webhookDeliveries.clinicId, job.clinicId), eq(webhookDeliveries.id, job.deliveryId)));
-  if (!row || row.delivery.status !== "pending" || row.delivery.attempts !== job.attempt) return;
-  if (!row.active) {
-    await finish(db, job, { error: "the webhook is paused" }, "failed");
-    return;
-  }
+    .where(
+      and(eq(webhookDeliveries.clinicId, clinicId), sql`${webhookDeliveries.id} = any (${sql.param(ids)}::uuid[])`),
+    );
+  return new Map(rows.map((row) => [row.delivery.id, row]));
+}
+
+/**
+ * One attempt: answers the outcome to record with the others, or undefined when there is nothing
+ * to record (not current) or it was recorded already (a failure with a retry, queued in its own
+ * transaction with the next attempt).
+ */
+async function attempt(
+  db: Db,
+  job: DeliveryJob,
+  row: DeliveryToSend | undefined,
+  settings: DeliverySettings,
+): Promise<Outcome | undefined> {
+  if (!row || row.delivery.status !== "pending" || row.delivery.attempts !== job.attempt) return undefined;
+  if (!row.active) return { job, result: { error: "the webhook is paused" }, status: "failed" };
   const body = deliveryBody(row.delivery, row.event);
-  if (body === undefined) {
-    await finish(db, job, { error: "the event no longer exists" }, "failed");
-    return;
-  }
+  if (body === undefined) return { job, result: { error: "the event no longer exists" }, status: "failed" };
   // Wall-clock time, always: receivers check the signed timestamp against their own clock.
   const sentAt = new Date();
   const result = await postJson(new URL(row.url), body, signedHeaders(row.secret, row.delivery.eventId, body, sentAt), {
     allowPrivate: settings.allowPrivate,
     timeoutMs: settings.timeoutMs,
   });
-  if (result.status !== undefined && result.status >= 200 && result.status < 300) {
-    await finish(db, job, result, "succeeded");
-    return;
-  }
+  if (result.status !== undefined && result.status >= 200 && result.status < 300)
+    return { job, result, status: "succeeded" };
   const delay = settings.retryDelaysS[job.attempt];
-  if (delay === undefined) {
-    await finish(db, job, result, "failed");
-    return;
-  }
+  if (delay === undefined) return { job, result, status: "failed" };
   await db.transaction(async (tx) => {
     if (await record(tx, job, result, "pending"))
       await scheduleAttempt(tx, job.clinicId, job.deliveryId, job.attempt + 1, delay, new Date());
   });
+  return undefined;
+}
+
+/** Records the final outcomes of attempts that are still current, in one statement. */
+async function recordOutcomes(db: Db, clinicId: string, outcomes: readonly Outcome[]): Promise<void> {
+  if (outcomes.length === 0) return;
+  const values = outcomes.map(({ job, result, status }) => ({
+    id: job.deliveryId,
+    attempt: job.attempt,
+    status,
+    code: result.status ?? null,
+    error: result.error ?? null,
+  }));
+  await db.execute(sql`
+    update ${webhookDeliveries} d
+    set status = v.status, attempts = v.attempt + 1, last_status_code = v.code, last_error = v.error,
+        next_attempt_at = null, job_id = null,
+        updated_at = greatest(now(), ((d.updated_at at time zone 'UTC') + interval '1 millisecond') at time zone 'UTC')
+    from jsonb_to_recordset(${JSON.stringify(values)}::jsonb) as v(id uuid, attempt int, status text, code int, error text)
+    where d.clinic_id = ${clinicId}::uuid and d.id = v.id and d.attempts = v.attempt and d.status = 'pending'`);
 }
 
 /**
@@ -125,10 +203,6 @@ async function record(
     )
     .returning({ id: webhookDeliveries.id });
   return updated.length > 0;
-}
-
-async function finish(db: Db, job: DeliveryJob, result: PostResult, status: "succeeded" | "failed"): Promise<void> {
-  await record(db, job, result, status);
 }
 
 /** The age in seconds of the oldest pending delivery (for /metrics), 0 when none. */
