@@ -5,7 +5,8 @@ import { addMember, createClinic, useTestDatabase } from "../testing/index.ts";
 
 // availability_fast_lookups (drizzle/functions/availability_fast_lookups.sql): one call for a
 // batch of requests answers each request with its own clinic, role and versions (the same scopes
-// asked by several callers, all of a clinic's, another clinic's, a caller who is not a member).
+// asked by several callers, all of a clinic's, another clinic's, a caller who is not a member),
+// though it reads the versions once for each distinct clinic and scope list.
 const t = useTestDatabase();
 
 describe("the fast path's batch lookup", () => {
