@@ -1,6 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -8,20 +7,9 @@ import { describe, expect, it } from "vitest";
 import { appRouter, createCallerFactory, createContextInner } from "@clinic/api";
 import { seedDemo, demoUsers } from "../src/demo.ts";
 import { useTestApp } from "./helpers.ts";
+import { freePort } from "./processes.ts";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) =>
-    server.close(() => {
-      resolve();
-    }),
-  );
-  return typeof address === "object" && address ? address.port : 0;
-}
 
 /**
  * One development start of the server on the embedded database in `dataDir`, as `npm start` runs

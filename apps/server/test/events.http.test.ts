@@ -12,6 +12,7 @@ import { addService, bookableClinic, testSecret } from "@clinic/api/testing";
 import { type DbHandle, rowsOf, webhooks } from "@clinic/db";
 import { buildApp } from "../src/app.ts";
 import { problemOf, request, useTestApp } from "./helpers.ts";
+import { freePort } from "./processes.ts";
 
 const baseConfig = { allowedOrigins: [], rateLimit: { max: 100_000, windowMs: 60_000 }, logLevel: "silent" as const };
 
@@ -44,14 +45,6 @@ class Receiver {
       });
     });
   }
-}
-
-/** A free port nothing listens on (yet). */
-async function freePort(): Promise<number> {
-  const probe = new Receiver([200]);
-  await probe.start();
-  await probe.stop();
-  return probe.port;
 }
 
 async function until<T>(

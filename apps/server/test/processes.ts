@@ -8,6 +8,7 @@ import { testSecret } from "@clinic/api/testing";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 
+/** A port on 127.0.0.1 that nothing listens on (yet). */
 export async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -17,7 +18,8 @@ export async function freePort(): Promise<number> {
       resolve();
     }),
   );
-  return typeof address === "object" && address ? address.port : 0;
+  if (typeof address !== "object" || !address) throw new Error("no free port");
+  return address.port;
 }
 
 export interface ServerProcess {

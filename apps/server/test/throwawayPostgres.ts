@@ -4,10 +4,10 @@
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { chown, mkdtemp, readdir, rm } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { freePort } from "./processes.ts";
 
 const run = promisify(execFile);
 
@@ -20,19 +20,6 @@ async function binDir(): Promise<string | undefined> {
   const majors = (await readdir(root)).sort((a, b) => Number(b) - Number(a));
   for (const major of majors) if (existsSync(join(root, major, "bin", "initdb"))) return join(root, major, "bin");
   return undefined;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) =>
-    server.close(() => {
-      resolve();
-    }),
-  );
-  if (typeof address !== "object" || !address) throw new Error("no free port");
-  return address.port;
 }
 
 export class ThrowawayPostgres {
