@@ -210,6 +210,26 @@ describe("the job queue", () => {
     for (const c of clinicIds) expect(await rowsOfClinic(c)).toHaveLength(0);
   }, 60_000);
 
+  it("keeps of a failed query only the database's message, not the statement and its parameters", async () => {
+    const clinicId = await newClinic();
+    await enqueueMany(clinicId, 1);
+    const handlers = new Map([
+      [
+        queueNames.messageSend,
+        () =>
+          Promise.reject(
+            new Error("Failed query: update messages set to = $1\nparams: pat@example.test", {
+              cause: new Error("deadlock detected"),
+            }),
+          ),
+      ],
+    ]);
+    expect(await runDueJobs(one.db, handlers, { clinics: 10_000, retry: { retryLimit: 0 } })).toBe(1);
+    const [row] = await rowsOfClinic(clinicId);
+    expect(row?.lastError).toBe("deadlock detected");
+    expect(row?.failedAt).not.toBeNull();
+  });
+
   it("reports the oldest due job's wait by queue", async () => {
     const clinicId = await newClinic();
     await one.db.insert(jobs).values({

@@ -160,6 +160,16 @@ export type BatchHandler<T extends object = object> = (jobs: readonly Job<T>[]) 
 
 const asError = (reason: unknown) => (reason instanceof Error ? reason : new Error(String(reason)));
 
+/**
+ * What a failed job keeps of its error: the first line of the database's own message when a query
+ * failed (a query error's own message carries the statement and its parameters, which may hold a
+ * patient's data), else of the error's.
+ */
+function errorText(error: Error): string {
+  const text = error.cause instanceof Error ? error.cause.message : error.message;
+  return text.split("\n", 1)[0] ?? "";
+}
+
 /** The batch handler that runs `handler` for each job, all at once. */
 function eachJob(handler: Handler): BatchHandler {
   return async (list) =>
@@ -233,7 +243,7 @@ async function runClaim(
   );
   for (const job of claimed.jobs) {
     const error = failed.get(job.id);
-    if (error) await fail(db, claimed, job, error.message, policy);
+    if (error) await fail(db, claimed, job, errorText(error), policy);
   }
 }
 
