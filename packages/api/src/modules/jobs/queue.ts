@@ -18,6 +18,8 @@ export const queueNames = {
   appointmentReminder: "appointment-reminder",
   confirmationExpiry: "confirmation-expiry",
   messageSend: "message-send",
+  calendarSync: "calendar-sync",
+  calendarWriteBack: "calendar-write-back",
 } as const;
 export type QueueName = (typeof queueNames)[keyof typeof queueNames];
 
@@ -149,14 +151,30 @@ async function fail(
     .where(and(eq(jobs.clinicId, claimed.clinicId), eq(jobs.jobId, job.id), eq(jobs.leaseId, claimed.lease)));
 }
 
-type Handler = (job: Job<object>) => Promise<void>;
+/**
+ * A recurring job's outcome (a calendar's sync, docs/jobs.md#recurring-jobs): it ran, and its row
+ * stays, due again at `repeatAt` with its attempts reset — one row per recurring task, so that one
+ * run of it at a time is the queue's lease, on any number of processes.
+ */
+export interface Repeat {
+  repeatAt: Date;
+}
+
+/** What a job's run came to: null (done: the row goes), an error (retried), or a repeat. */
+export type Outcome = Error | Repeat | null;
+
+/** A handler of one job: a recurring job's answers its Repeat; whatever else it answers is ignored. */
+type Handler = (job: Job<object>) => Promise<unknown>;
+
+const isRepeat = (value: unknown): value is Repeat =>
+  typeof value === "object" && value !== null && "repeatAt" in value && value.repeatAt instanceof Date;
 
 /**
  * A queue's handler of a claim's jobs of that queue (one clinic's), run together: it answers, for
- * each job in order, null when the job ran, or why it failed (the job is then retried). A handler
- * of one job at a time is one of these too (`eachJob`).
+ * each job in order, null when the job ran, why it failed (the job is then retried), or when it
+ * runs again. A handler of one job at a time is one of these too (`eachJob`).
  */
-export type BatchHandler<T extends object = object> = (jobs: readonly Job<T>[]) => Promise<readonly (Error | null)[]>;
+export type BatchHandler<T extends object = object> = (jobs: readonly Job<T>[]) => Promise<readonly Outcome[]>;
 
 const asError = (reason: unknown) => (reason instanceof Error ? reason : new Error(String(reason)));
 
@@ -174,8 +192,33 @@ function errorText(error: Error): string {
 function eachJob(handler: Handler): BatchHandler {
   return async (list) =>
     (await Promise.allSettled(list.map((job) => handler(job)))).map((outcome) =>
-      outcome.status === "fulfilled" ? null : asError(outcome.reason),
+      outcome.status === "fulfilled" ? (isRepeat(outcome.value) ? outcome.value : null) : asError(outcome.reason),
     );
+}
+
+/** Makes a claim's recurring job due again at its time, attempts reset (still under this lease). */
+async function repeat(db: Db, claimed: Claim, jobId: string, at: Date): Promise<void> {
+  await db
+    .update(jobs)
+    .set({ leaseId: null, leasedUntil: null, lastError: null, attempts: 0, runAt: at })
+    .where(and(eq(jobs.clinicId, claimed.clinicId), eq(jobs.jobId, jobId), eq(jobs.leaseId, claimed.lease)));
+}
+
+/**
+ * Makes a recurring job due now, or writes it when it is missing (`data` then): a job that is
+ * running keeps its run, whose outcome sets its next time. In `tx`.
+ */
+export async function runRecurringNow(
+  tx: Db,
+  clinicId: string,
+  jobId: string,
+  queue: QueueName,
+  data: object,
+): Promise<void> {
+  await tx.execute(sql`
+    insert into ${jobs} (clinic_id, job_id, queue, data) values (${clinicId}, ${jobId}, ${queue}, ${JSON.stringify(data)}::jsonb)
+    on conflict (clinic_id, job_id) do update set run_at = excluded.run_at, attempts = 0, failed_at = null
+    where ${jobs}.leased_until is null or ${jobs}.leased_until <= excluded.run_at`);
 }
 
 export interface JobWorkerOptions {
@@ -220,10 +263,11 @@ async function runClaim(
   const byQueue = new Map<string, Claim["jobs"]>();
   for (const job of claimed.jobs) byQueue.set(job.queue, [...(byQueue.get(job.queue) ?? []), job]);
   const failed = new Map<string, Error>();
+  const repeats = new Map<string, Date>();
   await Promise.all(
     [...byQueue].map(async ([queue, list]) => {
       const handler = handlers.get(queue);
-      let errors: readonly (Error | null)[];
+      let errors: readonly Outcome[];
       try {
         if (!handler) throw new Error(`no handler for the queue ${queue}`);
         errors = await handler(list.map((job) => ({ id: job.id, data: job.data, attempt: job.attempt })));
@@ -231,16 +275,18 @@ async function runClaim(
         errors = list.map(() => asError(error));
       }
       list.forEach((job, i) => {
-        const error = i < errors.length ? errors[i] : new Error("the handler gave no outcome");
-        if (error) failed.set(job.id, error);
+        const outcome = i < errors.length ? errors[i] : new Error("the handler gave no outcome");
+        if (outcome instanceof Error) failed.set(job.id, outcome);
+        else if (outcome) repeats.set(job.id, outcome.repeatAt);
       });
     }),
   );
   await complete(
     db,
     claimed,
-    claimed.jobs.filter((job) => !failed.has(job.id)).map((job) => job.id),
+    claimed.jobs.filter((job) => !failed.has(job.id) && !repeats.has(job.id)).map((job) => job.id),
   );
+  for (const [jobId, at] of repeats) await repeat(db, claimed, jobId, at);
   for (const job of claimed.jobs) {
     const error = failed.get(job.id);
     if (error) await fail(db, claimed, job, errorText(error), policy);
@@ -278,7 +324,7 @@ export class JobWorkers {
   }
 
   /** Runs `handler` for each job of `queue`; a throwing handler fails the job (retried by the policy). */
-  work<T extends object>(queue: QueueName, handler: (job: Job<T>) => Promise<void>): void {
+  work<T extends object>(queue: QueueName, handler: (job: Job<T>) => Promise<unknown>): void {
     // The queue's jobs carry what its writer put there (T): the one place the type is asserted.
     this.workBatches(queue, eachJob(handler as Handler));
   }
