@@ -2,7 +2,7 @@ import { lookup } from "node:dns/promises";
 import { type LookupAddress, lookup as lookupCallback } from "node:dns";
 import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
-import { BlockList, isIP } from "node:net";
+import { BlockList, type LookupFunction, isIP } from "node:net";
 import { validationFailed } from "../../errors.ts";
 
 /**
@@ -85,6 +85,26 @@ export async function assertSafeWebhookUrl(text: string, allowPrivate: boolean):
   return url;
 }
 
+/**
+ * A `lookup` for node:http(s) and node:net that refuses a host any of whose addresses is internal,
+ * so the check runs on the address actually connected to (DNS can change after a URL was
+ * validated). Also used by the calendars' guarded fetch.
+ */
+export const guardedLookup: LookupFunction = (hostname, lookupOptions, callback) => {
+  lookupCallback(hostname, { ...lookupOptions, all: true }, (error, addresses) => {
+    if (error) {
+      callback(error, "", 4);
+      return;
+    }
+    const list = addresses;
+    const unsafe = list.find((a) => isInternalAddress(a.address));
+    const [first] = list;
+    if (unsafe || !first) callback(new Error(`refused: ${hostname} resolves to an internal address`), "", 4);
+    else if (lookupOptions.all) callback(null, list, 4);
+    else callback(null, first.address, first.family);
+  });
+};
+
 /** What a delivery attempt came to. */
 export interface PostResult {
   /** The HTTP status, when an answer came. */
@@ -122,23 +142,7 @@ export function postJson(
           "user-agent": "clinic-scheduling-webhooks/1",
         },
         timeout: options.timeoutMs,
-        lookup: options.allowPrivate
-          ? undefined
-          : (hostname, lookupOptions, callback) => {
-              lookupCallback(hostname, { ...lookupOptions, all: true }, (error, addresses) => {
-                if (error) {
-                  callback(error, "", 4);
-                  return;
-                }
-                const list = addresses;
-                const unsafe = list.find((a) => isInternalAddress(a.address));
-                const [first] = list;
-                if (unsafe || !first)
-                  callback(new Error(`refused: ${hostname} resolves to an internal address`), "", 4);
-                else if (lookupOptions.all) callback(null, list, 4);
-                else callback(null, first.address, first.family);
-              });
-            },
+        lookup: options.allowPrivate ? undefined : guardedLookup,
       },
       (response) => {
         const chunks: Buffer[] = [];
