@@ -2,7 +2,8 @@
 -- called by readScheduleContext (modules/availability/context.ts) for a booking's or a move's check
 -- of one start (p.slot_start), an availability answer's range (V1, O3, next free), V2 and a series
 -- (R1). Answers as json: the service, its candidates and weekly hours, the range's overrides,
--- closures and occupying bookings (§6, §8, §13), shared providers' time elsewhere and the required
+-- closures and occupying bookings (§6, §8, §13), shared providers' time elsewhere, the providers'
+-- own calendars' busy time (§18) and the required
 -- resources (§14), each candidate's bookings that local date (day_load, §6's rank; its twin
 -- localDayLoad, dayLoad.test.ts) and the schedule and cache versions. It first counts the caller's
 -- booking write (p.rate: §9 BOOKING_RATE_LIMIT, §15 GUEST_RATE_LIMIT). It reads the versions first:
@@ -158,6 +159,13 @@ BEGIN
       FROM date_overrides o
       LEFT JOIN date_override_periods op ON op.clinic_id = o.clinic_id AND op.override_id = o.id AND op.clinic_id = p_clinic_id
       WHERE o.clinic_id = p_clinic_id AND o.date BETWEEN v_date AND v_date_to AND (o.provider_id IS NULL OR o.provider_id = ANY (v_candidates))), '[]'::json),
+    -- The providers' own calendars (§18, docs/calendars.md): their busy time, copied into this
+    -- clinic by the sync; a stale calendar's row spans all time.
+    'external', coalesce((
+      SELECT json_agg(json_build_object('provider_id', c.provider_id, 'starts_at', clinic_iso_instant(c.starts_at),
+               'ends_at', clinic_iso_instant(c.ends_at), 'stale', c.stale))
+      FROM calendar_busy c
+      WHERE c.clinic_id = p_clinic_id AND c.provider_id = ANY (v_candidates) AND c.ends_at > v_from AND c.starts_at < v_to), '[]'::json),
     'closures', coalesce((
       SELECT json_agg(json_build_object('provider_id', c.provider_id, 'starts_at', clinic_iso_instant(c.starts_at), 'ends_at', clinic_iso_instant(c.ends_at), 'reason', c.reason))
       FROM closures c

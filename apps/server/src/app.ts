@@ -23,6 +23,7 @@ import {
   type FastAvailabilityAnswer,
   fastAvailability,
   startWorkers,
+  calendarKeyOf,
   toDomainError,
   type MailTransport,
 } from "@clinic/api";
@@ -54,6 +55,8 @@ export interface AppOptions {
         | "jobPollIntervalMs"
         | "jobLeaseS"
         | "metricsToken"
+        | "calendars"
+        | "nodeEnv"
       >
     >;
   /** Run this process's background workers (webhook deliveries, reminders, e-mails, the waitlist); default false. */
@@ -169,6 +172,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const metrics = createMetrics(options.database, availabilityCache, options.now ?? (() => new Date()));
   registerMetricsRoutes(app, metrics, options.config.metricsToken);
 
+  // Providers' own calendars: the key of their secrets (none on a production start without CALENDAR_KEY).
+  const calendarAccess = {
+    key: calendarKeyOf({ key: options.config.calendars?.key, production: options.config.nodeEnv === "production" }),
+    allowPrivate: options.config.webhooks?.allowPrivate ?? false,
+  };
   /** One context per request, shared by the REST adapter and /trpc. */
   const createContext = (request: FastifyRequest): Promise<Context> => {
     const req = request as RequestWithContext;
@@ -184,6 +192,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         limits,
         publicUrl: options.config.publicUrl ?? `${request.protocol}://${request.host}`,
         webhooks: { allowPrivate: options.config.webhooks?.allowPrivate ?? false },
+        calendars: calendarAccess,
         observer: metrics.observer,
         ...(options.now ? { now: options.now } : {}),
       }),
@@ -373,6 +382,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       jobRetry: options.config.jobLeaseS === undefined ? undefined : { leaseS: options.config.jobLeaseS },
       waitlistIntervalMs: options.waitlistIntervalMs,
       now: options.now,
+      calendars: {
+        key: options.config.calendars?.key,
+        production: options.config.nodeEnv === "production",
+        syncIntervalS: options.config.calendars?.syncIntervalS,
+        staleAfterS: options.config.calendars?.staleAfterS,
+      },
       mail: {
         transport: options.mail?.transport ?? null,
         from: options.mail?.from ?? "Clinic Scheduling <no-reply@localhost>",

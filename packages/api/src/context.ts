@@ -1,6 +1,7 @@
 import type { Db } from "@clinic/db";
 import type { AuthUser } from "./modules/identity/index.ts";
 import { AvailabilityCache } from "./modules/availability/index.ts";
+import { calendarKeyOf } from "./modules/calendars/index.ts";
 import { clientKeyOf } from "./modules/ratelimit/index.ts";
 
 /** Everything a procedure may use; built per request by the adapter, or directly by tests. */
@@ -28,6 +29,11 @@ export interface Context {
   publicUrl: string;
   /** Outbound rules of webhooks (WEBHOOK_ALLOW_PRIVATE). */
   webhooks: { allowPrivate: boolean };
+  /**
+   * Providers' own calendars (docs/calendars.md): the key their secrets are encrypted with (null on
+   * a production start without CALENDAR_KEY: none is stored) and the outbound rule of §10.
+   */
+  calendars: { key: Buffer | null; allowPrivate: boolean };
   /** Where outcomes worth counting go (the server's /metrics); does nothing by default. */
   observer: ApiObserver;
 }
@@ -69,6 +75,8 @@ export interface ContextInnerOptions {
   limits?: ApiLimits;
   publicUrl?: string;
   webhooks?: { allowPrivate: boolean };
+  /** Default: the development key, and the webhooks' outbound rule. */
+  calendars?: { key: Buffer | null; allowPrivate: boolean };
   observer?: ApiObserver;
 }
 
@@ -88,6 +96,10 @@ export function createContextInner(options: ContextInnerOptions): Context {
     limits: options.limits ?? defaultApiLimits,
     publicUrl: options.publicUrl ?? "http://127.0.0.1:3000",
     webhooks: options.webhooks ?? { allowPrivate: false },
+    calendars: options.calendars ?? {
+      key: calendarKeyOf({ key: undefined, production: false }),
+      allowPrivate: options.webhooks?.allowPrivate ?? false,
+    },
     observer: options.observer ?? quietObserver,
   };
 }

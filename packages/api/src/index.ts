@@ -23,5 +23,6 @@ export {
   mintToken,
 } from "./modules/identity/index.ts";
 export { refreshSharedProvider } from "./modules/members/index.ts";
+export { calendarKeyOf } from "./modules/calendars/index.ts";
 export { appRouter, type AppRouter } from "./router/index.ts";
 export { createCallerFactory, type Meta, type RestRoute } from "./trpc.ts";

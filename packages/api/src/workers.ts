@@ -9,6 +9,14 @@ import {
   runReminder,
 } from "./modules/booking/index.ts";
 import { AvailabilityCache } from "./modules/availability/index.ts";
+import {
+  type CalendarSyncJob,
+  type WriteBackJob,
+  calendarKeyOf,
+  defaultCalendarLimits,
+  runCalendarSync,
+  runCalendarWriteBack,
+} from "./modules/calendars/index.ts";
 import { JobWorkers, type RetryPolicy, queueNames } from "./modules/jobs/index.ts";
 import { type MailSettings, type MessageJob, runMessageSend } from "./modules/messages/index.ts";
 import { sweepWaitlists } from "./modules/waitlist/index.ts";
@@ -26,6 +34,12 @@ export interface WorkerSettings extends DeliverySettings {
   now?: (() => Date) | undefined;
   /** How patient e-mails leave (docs/messages.md); absent: they are recorded `skipped`. */
   mail?: Omit<MailSettings, "retryDelaysS"> | undefined;
+  /**
+   * Providers' own calendars (docs/calendars.md): CALENDAR_KEY (unset: the development key, or none
+   * in production), the sync interval and the stale limit in seconds (defaults 300 and 3600).
+   */
+  calendars?:
+    { key: string | undefined; production: boolean; syncIntervalS?: number; staleAfterS?: number } | undefined;
 }
 
 /** Starts this process's workers; `stop()` waits for running jobs. */
@@ -55,6 +69,21 @@ export function startWorkers(handle: DbHandle, settings: WorkerSettings): JobWor
     retryDelaysS: settings.retryDelaysS,
   };
   workers.work<MessageJob>(queueNames.messageSend, (job) => runMessageSend(handle.db, job.data, mail, clock()));
+  // Providers' own calendars: each calendar's one recurring sync job, and write-back (docs/calendars.md).
+  const calendarSettings = {
+    key: calendarKeyOf({ key: settings.calendars?.key, production: settings.calendars?.production ?? false }),
+    allowPrivate: settings.allowPrivate,
+    syncIntervalS: settings.calendars?.syncIntervalS ?? 300,
+    staleAfterS: settings.calendars?.staleAfterS ?? 3600,
+    ...defaultCalendarLimits,
+    now: clock,
+  };
+  workers.work<CalendarSyncJob>(queueNames.calendarSync, (job) =>
+    runCalendarSync(handle.db, calendarSettings, job.data),
+  );
+  workers.work<WriteBackJob>(queueNames.calendarWriteBack, (job) =>
+    runCalendarWriteBack(handle.db, { ...calendarSettings, retryDelaysS: settings.retryDelaysS }, job),
+  );
   // The waitlist matcher sweeps every clinic with waiting or offered entries (docs/waitlist.md#the-matcher).
   const waitlistCache = new AvailabilityCache({ maxEntries: 500 });
   workers.runEvery(settings.waitlistIntervalMs ?? 5_000, () =>

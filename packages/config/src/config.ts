@@ -143,6 +143,22 @@ const envSchema = z.object({
     emptyToUndefined,
     z.string().min(32, "GUEST_ADDRESS_KEY must be at least 32 characters").optional(),
   ),
+  // Providers' own calendars (docs/calendars.md): the key their URLs and passwords are encrypted
+  // with, how often each is read, and how long a calendar that cannot be read is trusted.
+  CALENDAR_KEY: z.preprocess(
+    emptyToUndefined,
+    z.string().min(32, "CALENDAR_KEY must be at least 32 characters").optional(),
+  ),
+  CALENDAR_SYNC_INTERVAL_S: z.preprocess(emptyToUndefined, z.coerce.number().int().min(30).max(86_400).default(300)),
+  CALENDAR_STALE_AFTER_S: z.preprocess(
+    emptyToUndefined,
+    z.coerce
+      .number()
+      .int()
+      .min(60)
+      .max(30 * 86_400)
+      .default(3600),
+  ),
   SMTP_URL: z.preprocess(
     emptyToUndefined,
     z
@@ -208,6 +224,12 @@ export interface Config {
   publicUrl: string | undefined;
   /** Webhooks: http and internal addresses allowed (development only), and the retry schedule in seconds. */
   webhooks: { allowPrivate: boolean; retryDelaysS: number[] };
+  /**
+   * Providers' own calendars (docs/calendars.md): the key (CALENDAR_KEY) their URLs and credentials
+   * are encrypted with at rest — unset outside production = a fixed development key, and a
+   * production start stores no calendar without it; the sync interval and the stale limit, seconds.
+   */
+  calendars: { key: string | undefined; syncIntervalS: number; staleAfterS: number };
   /** How often the background workers poll the job queue. */
   jobPollIntervalMs: number;
   jobLeaseS: number;
@@ -269,6 +291,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     metricsToken: e.METRICS_TOKEN,
     publicUrl: e.PUBLIC_URL,
     webhooks: { allowPrivate: e.WEBHOOK_ALLOW_PRIVATE, retryDelaysS: e.WEBHOOK_RETRY_DELAYS_S },
+    calendars: {
+      key: e.CALENDAR_KEY,
+      syncIntervalS: e.CALENDAR_SYNC_INTERVAL_S,
+      staleAfterS: e.CALENDAR_STALE_AFTER_S,
+    },
     jobPollIntervalMs: e.JOB_POLL_INTERVAL_MS,
     jobLeaseS: e.JOB_LEASE_S,
     workers: e.DATABASE_URL ? (e.WORKERS ?? availableParallelism()) : 1,

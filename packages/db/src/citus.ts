@@ -129,6 +129,8 @@ export const distributedFunctions: readonly { signature: string; clinicArgument:
   { signature: "clinic_record_event(uuid,text,jsonb)", clinicArgument: "p_clinic_id" },
   // The one planner of webhook deliveries (drizzle/functions/clinic_plan_deliveries.sql).
   { signature: "clinic_plan_deliveries(uuid,uuid[],text[])", clinicArgument: "p_clinic_id" },
+  // Write-back into providers' own calendars (drizzle/functions/clinic_plan_write_back.sql).
+  { signature: "clinic_plan_write_back(uuid,text,jsonb)", clinicArgument: "p_clinic_id" },
   { signature: "clinic_book_appointment(uuid,jsonb)", clinicArgument: "p_clinic_id" },
   { signature: "clinic_reschedule_appointment(uuid,jsonb)", clinicArgument: "p_clinic_id" },
   // The front desk (drizzle/0009_front_desk.sql).

@@ -67,6 +67,11 @@ export interface Booking {
   serviceId?: string;
   /** The provider's time taken in another clinic (a shared provider, §14): shown without its id. */
   elsewhere?: boolean;
+  /**
+   * Busy time from the provider's own calendar (§18, with `elsewhere`): `busy` an event or a free/busy
+   * period, `stale` a calendar that could not be read for too long (it spans all time).
+   */
+  external?: "busy" | "stale";
   start: number;
   end: number;
   bufferBeforeMin: number;
@@ -642,6 +647,8 @@ export const reasonCodes = [
   "BOOKED",
   "BUFFER",
   "RESOURCE_UNAVAILABLE",
+  "EXTERNAL_BUSY",
+  "CALENDAR_STALE",
 ] as const;
 export type ReasonCode = (typeof reasonCodes)[number];
 
@@ -732,7 +739,20 @@ export function explainStart(q: SlotQuery, startMs: number): StartExplanation {
       );
       const seats = new Set(open ? open[1].ids : []);
       const bookings = [...(provider.bookings ?? [])].filter((b) => !seats.has(b.id)).sort((a, b) => a.start - b.start);
+      // The provider's own calendar (§18): never the event's details, which the service does not keep.
+      const external = (code: "EXTERNAL_BUSY" | "CALENDAR_STALE") =>
+        bookings.some(
+          (b) =>
+            b.external !== undefined && (b.external === "stale") === (code === "CALENDAR_STALE") && overlapsBlocked(b),
+        );
+      const overlapsBlocked = (b: Booking) => {
+        const blocked = blockedBy(b, rules);
+        return blocked.start < slot.end && slot.start < blocked.end;
+      };
+      if (external("CALENDAR_STALE")) reasons.push({ code: "CALENDAR_STALE" });
+      if (external("EXTERNAL_BUSY")) reasons.push({ code: "EXTERNAL_BUSY" });
       for (const booking of bookings) {
+        if (booking.external) continue;
         if (booking.start < slot.end && slot.start < booking.end)
           reasons.push(
             booking.elsewhere
@@ -741,6 +761,7 @@ export function explainStart(q: SlotQuery, startMs: number): StartExplanation {
           );
       }
       for (const booking of bookings) {
+        if (booking.external) continue;
         const direct = booking.start < slot.end && slot.start < booking.end;
         const blocked = blockedBy(booking, rules);
         if (!direct && blocked.start < slot.end && slot.start < blocked.end)

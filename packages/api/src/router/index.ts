@@ -4,6 +4,7 @@ import { auditRouter } from "./audit.ts";
 import { availabilityRouter } from "./availability.ts";
 import { clinicsRouter } from "./clinics.ts";
 import { calendarFeedsRouter } from "./calendarFeeds.ts";
+import { calendarsRouter } from "./calendars.ts";
 import { closuresRouter } from "./closures.ts";
 import { dateOverridesRouter } from "./dateOverrides.ts";
 import { eventsRouter } from "./events.ts";
@@ -38,6 +39,7 @@ export const appRouter = router({
   me: meRouter,
   events: eventsRouter,
   calendarFeeds: calendarFeedsRouter,
+  calendars: calendarsRouter,
   webhooks: webhooksRouter,
   waitlist: waitlistRouter,
   nextFree: nextFreeRouter,

@@ -6,3 +6,4 @@ export * from "./users.ts";
 export * from "./events.ts";
 export * from "./messages.ts";
 export * from "./resources.ts";
+export * from "./calendars.ts";

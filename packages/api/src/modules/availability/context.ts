@@ -97,6 +97,9 @@ const answerSchema = z.union([
         held_until: isoInstant.nullable().optional(),
       }),
     ),
+    external: z
+      .array(z.object({ provider_id: z.string(), starts_at: isoInstant, ends_at: isoInstant, stale: z.boolean() }))
+      .optional(),
     resources: z.array(
       z.object({
         id: z.string(),
@@ -345,6 +348,12 @@ export async function readScheduleContext(
         serviceId: b.service_id,
       })),
       elsewhere: answer.elsewhere.map((e) => ({ providerId: e.provider_id, startsAt: e.starts_at, endsAt: e.ends_at })),
+      external: (answer.external ?? []).map((e) => ({
+        providerId: e.provider_id,
+        startsAt: e.starts_at,
+        endsAt: e.ends_at,
+        stale: e.stale,
+      })),
       resources: answer.resources.map((r) => ({
         id: r.id,
         name: r.name,

@@ -81,6 +81,10 @@ export function reasonDetail(
       return reason.elsewhere
         ? `booked in another of the provider's clinics ${span(reason.interval)}`
         : `booked ${span(reason.interval)}`;
+    case "EXTERNAL_BUSY":
+      return "busy in the provider's own calendar";
+    case "CALENDAR_STALE":
+      return "the provider's calendar could not be read for too long: no slots until it syncs again";
     case "RESOURCE_UNAVAILABLE":
       return `no ${reason.kind ?? "resource"} is free for the appointment's time (with its buffers)`;
     case "BUFFER":

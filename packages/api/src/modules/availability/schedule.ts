@@ -43,6 +43,8 @@ export interface ScheduleRows {
   }[];
   /** A shared provider's time taken in their other clinics (occupied ranges). */
   elsewhere?: readonly { providerId: string; startsAt: Date; endsAt: Date }[];
+  /** Busy time from the providers' own calendars (§18); a stale calendar's row spans all time. */
+  external?: readonly { providerId: string; startsAt: Date; endsAt: Date; stale: boolean }[];
   /** The clinic's active resources of the kinds the service needs, with the times they are taken. */
   resources?: readonly ResourceSchedule[];
 }
@@ -98,7 +100,13 @@ export function buildSchedule(
       serviceId: a.serviceId,
     });
   }
-  for (const e of rows.elsewhere ?? []) {
+  // Time taken elsewhere: in another clinic (§14) or in the provider's own calendar (§18), as an
+  // occupied range without buffers of its own.
+  const elsewhere: { providerId: string; startsAt: Date; endsAt: Date; external?: Booking["external"] }[] = [
+    ...(rows.elsewhere ?? []),
+    ...(rows.external ?? []).map((e) => ({ ...e, external: e.stale ? ("stale" as const) : ("busy" as const) })),
+  ];
+  for (const e of elsewhere) {
     bookings.get(e.providerId)?.push({
       id: "",
       start: e.startsAt.getTime(),
@@ -106,6 +114,7 @@ export function buildSchedule(
       bufferBeforeMin: 0,
       bufferAfterMin: 0,
       elsewhere: true,
+      ...(e.external ? { external: e.external } : {}),
     });
   }
   return {

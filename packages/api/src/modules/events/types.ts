@@ -10,5 +10,7 @@ export const eventTypes = [
   "service.created",
   "service.updated",
   "service.deleted",
+  "calendar.sync_failed",
+  "calendar.recovered",
 ] as const;
 export type EventType = (typeof eventTypes)[number];
