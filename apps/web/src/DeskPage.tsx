@@ -1,9 +1,19 @@
 import { useMutation, useQueries, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { RouterOutputs } from "@clinic/client";
-import { type KeyboardEvent, useEffect, useRef, useState } from "react";
+import { type KeyboardEvent, useCallback, useEffect, useRef, useState } from "react";
 import { client, errorCodeOf, messageOf } from "./api.ts";
+import { CalendarsDialog } from "./CalendarsDialog.tsx";
 import { DeskSearch } from "./DeskSearch.tsx";
-import { type Block, addDays, clinicPeriods, columnBlocks, deskDay, resourceNames, seatsTaken } from "./deskDay.ts";
+import {
+  type Block,
+  addDays,
+  busyTimes,
+  clinicPeriods,
+  columnBlocks,
+  deskDay,
+  resourceNames,
+  seatsTaken,
+} from "./deskDay.ts";
 import { strings } from "./i18n.ts";
 import { type KnownStatus, actionsFor, changeWords, freesItsTime, lookOf, statusLooks } from "./status.ts";
 import { dateIn, hhmm, instantAt, longDate, minutesIn, minutesOf, timeIn, weekdayOf } from "./time.ts";
@@ -12,7 +22,7 @@ type Appointment = RouterOutputs["appointments"]["list"]["appointments"][number]
 type ProviderDetail = RouterOutputs["providers"]["get"];
 
 const rowStep = 30;
-/** The desk's words for series and group sessions (the desk is English). */
+/** The desk's words for series, group sessions and calendars (the desk is English). */
 const words = strings.en;
 const tipId = "desk-tip";
 /** Every status that takes up time: the grid shows held ones too (B2 lists holds only when asked). */
@@ -114,6 +124,7 @@ export function DeskPage({ clinicId }: { clinicId: string }) {
   const [active, setActive] = useState<string | undefined>();
   const [tip, setTip] = useState<{ key: string; providerId: string; start: Date } | undefined>();
   const [showAppointment, setShowAppointment] = useState<string | undefined>();
+  const [calendarsOf, setCalendarsOf] = useState<{ user_id: string; full_name: string } | undefined>();
   const hoverTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const table = useRef<HTMLTableElement>(null);
 
@@ -134,6 +145,15 @@ export function DeskPage({ clinicId }: { clinicId: string }) {
   });
   const dayStart = instantAt(date || today, 0, timeZone);
   const dayEnd = instantAt(addDays(date || today, 1), 0, timeZone);
+  // Each provider's busy time from their own calendars (§18): times only, drawn as "busy (calendar)".
+  const busy = useQueries({
+    queries: (providers.data?.providers ?? []).map((p) => ({
+      queryKey: ["desk-busy", clinicId, p.user_id, date],
+      queryFn: () =>
+        client.calendars.busy.query({ clinic_id: clinicId, user_id: p.user_id, from: dayStart, to: dayEnd }),
+      enabled: clinic.isSuccess && date !== "",
+    })),
+  });
   const appointments = useQuery({
     queryKey: ["desk-appointments", clinicId, date],
     queryFn: () =>
@@ -158,8 +178,15 @@ export function DeskPage({ clinicId }: { clinicId: string }) {
   });
   const refresh = () =>
     queryClient.invalidateQueries({
-      predicate: (q) => ["desk-appointments", "desk-slots", "desk-search", "desk-why"].includes(String(q.queryKey[0])),
+      predicate: (q) =>
+        ["desk-appointments", "desk-slots", "desk-search", "desk-why", "desk-busy"].includes(String(q.queryKey[0])),
     });
+  // A calendar added, synced or removed: its busy time, and so the free cells and their reasons, change.
+  const calendarsChanged = useCallback(() => {
+    void queryClient.invalidateQueries({
+      predicate: (q) => ["desk-busy", "desk-slots", "desk-why"].includes(String(q.queryKey[0])),
+    });
+  }, [queryClient]);
   const book = useMutation({
     mutationFn: (input: { providerId: string; start: Date }) =>
       client.appointments.book.mutate({
@@ -295,6 +322,9 @@ export function DeskPage({ clinicId }: { clinicId: string }) {
   const rows: number[] = [];
   for (let m = Math.floor(first / rowStep) * rowStep; m < last; m += rowStep) rows.push(m);
 
+  const busyOf = new Map(
+    (providers.data?.providers ?? []).map((p, i) => [p.user_id, busy[i]?.data?.busy ?? []] as const),
+  );
   const columns = loaded.map((p) =>
     columnBlocks({
       date,
@@ -304,6 +334,7 @@ export function DeskPage({ clinicId }: { clinicId: string }) {
       appointments: taking.filter((a) => a.provider_id === p.user_id),
       providerClosures: p.closures,
       clinicClosures: clinicClosures.data?.closures ?? [],
+      busy: busyOf.get(p.user_id) ?? [],
       freeStarts: freeStarts.get(p.user_id),
       working: (minute) =>
         p.work_hours.some(
@@ -497,6 +528,31 @@ export function DeskPage({ clinicId }: { clinicId: string }) {
             }}
           >
             {block.label}
+          </button>
+        </td>
+      );
+    }
+    if (block.kind === "external") {
+      // Busy in the provider's own calendar: the times and nothing else; never offered for a walk-in.
+      const label = block.stale ? words.calendarStale : words.busyCalendar;
+      const times = busyTimes(block.periods, date, timeZone);
+      return (
+        <td
+          key={p.user_id}
+          className={block.stale ? "external stale" : "external"}
+          data-busy={block.stale ? "stale" : "calendar"}
+          {...position}
+        >
+          <button
+            type="button"
+            className="external-busy"
+            tabIndex={tabIndex}
+            aria-label={words.busyCellName(label, p.full_name, block.stale ? hhmm(minute) : times)}
+            onClick={() => {
+              setWhy(block.stale ? words.staleWhy(p.full_name) : words.busyWhy(p.full_name, times));
+            }}
+          >
+            {label}
           </button>
         </td>
       );
@@ -732,11 +788,27 @@ export function DeskPage({ clinicId }: { clinicId: string }) {
         <li className="legend-free">Book: a free time, for a walk-in</li>
         <li className="legend-quiet">Shaded: not bookable (hover or focus for the reason)</li>
         <li className="legend-closed">Hatched: closed</li>
+        <li className="legend-external">
+          {words.busyCalendar}: {words.legendBusy}
+        </li>
       </ul>
       <p id="grid-help" className="hint">
         In the grid, the arrow keys move between cells, Home and End to the first and last provider; Tab reaches a
         cell&apos;s buttons.
       </p>
+      {calendarsOf && (
+        <CalendarsDialog
+          clinicId={clinicId}
+          provider={calendarsOf}
+          timeZone={timeZone}
+          onChanged={calendarsChanged}
+          onClose={() => {
+            const opener = document.getElementById(`calendars-${calendarsOf.user_id}`);
+            setCalendarsOf(undefined);
+            opener?.focus();
+          }}
+        />
+      )}
       <div className="grid-scroll">
         <table className="day" ref={table} onKeyDown={onGridKey} aria-describedby="grid-help">
           <caption>Appointments and free times per provider</caption>
@@ -745,7 +817,18 @@ export function DeskPage({ clinicId }: { clinicId: string }) {
               <th scope="col">Time</th>
               {loaded.map((p) => (
                 <th scope="col" key={p.user_id}>
-                  {p.full_name}
+                  <span className="provider-name">{p.full_name}</span>{" "}
+                  <button
+                    type="button"
+                    className="secondary header-button"
+                    id={`calendars-${p.user_id}`}
+                    aria-label={words.calendarsOf(p.full_name)}
+                    onClick={() => {
+                      setCalendarsOf({ user_id: p.user_id, full_name: p.full_name });
+                    }}
+                  >
+                    {words.calendars}
+                  </button>
                 </th>
               ))}
             </tr>

@@ -1,6 +1,7 @@
 // The desk's day, without I/O: which day it opens on, and how a provider's column splits into
-// blocks (appointments, closures, free and quiet cells). Times are clinic wall-clock minutes.
-import { dateIn, instantAt, minutesOf, weekdayOf } from "./time.ts";
+// blocks (appointments, closures, busy time from their own calendars, free and quiet cells).
+// Times are clinic wall-clock minutes.
+import { dateIn, instantAt, minutesOf, timeIn, weekdayOf } from "./time.ts";
 
 export interface WeeklyHours {
   weekday: number;
@@ -68,6 +69,7 @@ export function deskDay(
 export type Block<A> =
   | { kind: "appointments"; row: number; span: number; appointments: A[] }
   | { kind: "closed"; row: number; span: number; scope: "clinic" | "provider"; label: string }
+  | { kind: "external"; row: number; span: number; stale: boolean; periods: Span[] }
   | { kind: "free"; row: number; span: 1; start: Date }
   | { kind: "quiet"; row: number; span: 1; start: Date; working: boolean };
 
@@ -81,6 +83,11 @@ export interface ColumnInput<A> {
   appointments: A[];
   providerClosures: (Span & { reason: string | null })[];
   clinicClosures: (Span & { reason: string | null })[];
+  /**
+   * The provider's busy time from their own calendars (§18, `calendars.busy`): times only. A
+   * `stale` interval is a calendar that has not synced for too long (it spans all time).
+   */
+  busy?: (Span & { stale: boolean })[];
   /** Starts (minutes) that V1 offers for this provider. */
   freeStarts: Set<number> | undefined;
   /** Whether the provider works at a minute (their weekly hours). */
@@ -90,13 +97,20 @@ export interface ColumnInput<A> {
 /**
  * Splits a provider's column into blocks: overlapping or touching-row appointments form one
  * block (so an appointment is drawn once, as tall as it lasts); a closure forms a block until an
- * appointment interrupts it; every other row is a free or a quiet cell of its own.
+ * appointment interrupts it; busy time from the provider's own calendars forms a block over the
+ * rows it touches until an appointment or a closure interrupts it (stale and synced busy time
+ * apart), and is never offered as free whatever `freeStarts` says; every other row is a free or
+ * a quiet cell of its own.
  */
 export function columnBlocks<A extends { start: Date; end: Date }>(input: ColumnInput<A>): Block<A>[] {
   const { date, timeZone, rows, rowStep } = input;
   const startOf = (r: number) => instantAt(date, rows[r] ?? 0, timeZone);
   const endOf = (r: number) => instantAt(date, (rows[r] ?? 0) + rowStep, timeZone);
   const appointmentsIn = (r: number) => input.appointments.filter((a) => a.start < endOf(r) && a.end > startOf(r));
+  const overlaps = (c: Span, row: number) => c.starts_at < endOf(row) && c.ends_at > startOf(row);
+  const closedAt = (row: number) =>
+    input.clinicClosures.some((c) => overlaps(c, row)) || input.providerClosures.some((c) => overlaps(c, row));
+  const busyIn = (row: number) => (input.busy ?? []).filter((b) => overlaps(b, row));
   const blocks: Block<A>[] = [];
   let r = 0;
   while (r < rows.length) {
@@ -114,7 +128,6 @@ export function columnBlocks<A extends { start: Date; end: Date }>(input: Column
       r += span;
       continue;
     }
-    const overlaps = (c: Span, row: number) => c.starts_at < endOf(row) && c.ends_at > startOf(row);
     const clinicClosure = input.clinicClosures.find((c) => overlaps(c, r));
     const closure = clinicClosure ?? input.providerClosures.find((c) => overlaps(c, r));
     if (closure) {
@@ -131,12 +144,50 @@ export function columnBlocks<A extends { start: Date; end: Date }>(input: Column
       r += span;
       continue;
     }
+    const external = busyIn(r);
+    if (external.length > 0) {
+      const stale = external.some((b) => b.stale);
+      const periods = new Set(external);
+      let span = 1;
+      while (r + span < rows.length && appointmentsIn(r + span).length === 0 && !closedAt(r + span)) {
+        const next = busyIn(r + span);
+        if (next.length === 0 || next.some((b) => b.stale) !== stale) break;
+        for (const b of next) periods.add(b);
+        span++;
+      }
+      blocks.push({
+        kind: "external",
+        row: r,
+        span,
+        stale,
+        periods: [...periods]
+          .map((b) => ({ starts_at: b.starts_at, ends_at: b.ends_at }))
+          .sort((a, b) => +a.starts_at - +b.starts_at),
+      });
+      r += span;
+      continue;
+    }
     const minute = rows[r] ?? 0;
     if (input.freeStarts?.has(minute)) blocks.push({ kind: "free", row: r, span: 1, start: startOf(r) });
     else blocks.push({ kind: "quiet", row: r, span: 1, start: startOf(r), working: input.working(minute) });
     r++;
   }
   return blocks;
+}
+
+/**
+ * The times of busy periods on `date` in the clinic's zone, clipped to the day, each once:
+ * "09:00–10:30, 14:00–24:00" (the desk shows these and nothing else of an event).
+ */
+export function busyTimes(periods: readonly Span[], date: string, timeZone: string): string {
+  const dayStart = instantAt(date, 0, timeZone);
+  const dayEnd = instantAt(addDays(date, 1), 0, timeZone);
+  const shown = periods.map((p) => {
+    const from = p.starts_at <= dayStart ? "00:00" : timeIn(p.starts_at, timeZone);
+    const to = p.ends_at >= dayEnd ? "24:00" : timeIn(p.ends_at, timeZone);
+    return `${from}–${to}`;
+  });
+  return [...new Set(shown)].join(", ");
 }
 
 /** What `seatsTaken` compares of an appointment: one group slot is one provider, service, start and end. */

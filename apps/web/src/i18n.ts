@@ -39,6 +39,10 @@ export function weekdayNames(locale: Locale): { long: string; short: string }[] 
   });
 }
 
+/** A provider's own calendar (§18): its kind and the state of its sync. */
+export type CalendarKind = "ics" | "caldav";
+export type CalendarStatus = "pending" | "ok" | "error" | "stale";
+
 const plural = (n: number, one: string, many: string) => `${String(n)} ${n === 1 ? one : many}`;
 
 const en = {
@@ -67,6 +71,64 @@ const en = {
   bookSeatAt: (provider: string, time: string) => `Book a seat with ${provider} at ${time}`,
   /** The label of an appointment's rooms and equipment (§14 `resources`), by how many it holds. */
   room: (n: number): string => (n === 1 ? "Room" : "Rooms and equipment"),
+  // The desk and providers' own calendars (§18): busy time in the grid, and the calendars dialog.
+  busyCalendar: "busy (calendar)",
+  calendarStale: "calendar not synced — no bookings",
+  busyCellName: (label: string, provider: string, times: string) => `${label}: ${provider}, ${times}`,
+  busyWhy: (provider: string, times: string) =>
+    `${provider}, ${times}: busy in their own calendar (the desk sees the times only).`,
+  staleWhy: (provider: string) =>
+    `${provider}: one of their calendars has not synced for too long, so no bookings are offered until it syncs or is removed.`,
+  legendBusy: "busy in the provider's own calendar",
+  calendars: "Calendars",
+  calendarsOf: (provider: string) => `Calendars of ${provider}`,
+  calendarsIntro: (provider: string) =>
+    `Busy time in these calendars blocks ${provider} in every clinic. Only the times are read, never titles or places.`,
+  calendarsReadOnly: (provider: string) =>
+    `You can see these calendars; only a clinic admin or ${provider} can add, sync or remove them.`,
+  noCalendars: "No calendars connected.",
+  calendarKinds: { ics: "ICS link (read only)", caldav: "CalDAV" } as Record<CalendarKind, string>,
+  calendarStatuses: {
+    pending: "Waiting for its first sync",
+    ok: "Synced",
+    error: "Could not be read",
+    stale: "Not synced for too long: no bookings until it syncs or is removed",
+  } as Record<CalendarStatus, string>,
+  calAddress: "Address",
+  calKind: "Kind",
+  calStatus: "Status",
+  calLastSync: "Last sync",
+  calNever: "never",
+  calBusyCount: "Busy times",
+  calWriteBack: "Write-back",
+  calWritesBack: "appointments are written into it",
+  calSyncing: "sync under way…",
+  calSyncNow: "Sync now",
+  calSyncNowOf: (name: string) => `Sync now: ${name}`,
+  calSyncStarted: (name: string) => `Sync of ${name} started.`,
+  calRemove: "Remove",
+  calRemoveOf: (name: string) => `Remove ${name}`,
+  calRemoveConfirm: (name: string, provider: string) =>
+    `Remove ${name}? Its busy time stops blocking ${provider} at once.`,
+  calRemoveYes: "Yes, remove",
+  calRemoveNo: "Keep it",
+  calRemoved: (name: string) => `Removed ${name}.`,
+  calAdd: "Add a calendar",
+  calKindLabel: "Kind",
+  calUrlLabel: "URL",
+  calUrlHintIcs: "The calendar's subscription link (https://…, often ending in .ics).",
+  calUrlHintCaldav: "The address of the calendar collection on the CalDAV server (https://…).",
+  calUsernameLabel: "User name",
+  calPasswordLabel: "Password",
+  calCredentials: "Sign-in at the CalDAV server",
+  calCredentialsHint: "Both or neither.",
+  calNameLabel: "Name (optional)",
+  calWriteBackLabel: "Write this provider's appointments into this calendar",
+  calAddButton: "Add calendar",
+  calAdded: (name: string) => `Added ${name}: its first sync is under way.`,
+  calCheckEntries: "Please check the marked entries.",
+  calLimit: (n: number) => `At most ${String(n)} calendars per provider: remove one to add another.`,
+  calClose: "Close",
   // The manage page.
   manageTitle: (clinic: string) => `Your appointment at ${clinic}`,
   yourAppointment: "Your appointment",
@@ -147,6 +209,62 @@ const de: Strings = {
   bookSeat: "Platz buchen",
   bookSeatAt: (provider, time) => `Einen Platz bei ${provider} um ${time} Uhr buchen`,
   room: (n) => (n === 1 ? "Raum" : "Räume und Geräte"),
+  busyCalendar: "belegt (Kalender)",
+  calendarStale: "Kalender nicht abgeglichen — keine Buchungen",
+  busyCellName: (label, provider, times) => `${label}: ${provider}, ${times}`,
+  busyWhy: (provider, times) => `${provider}, ${times}: im eigenen Kalender belegt (der Empfang sieht nur die Zeiten).`,
+  staleWhy: (provider) =>
+    `${provider}: Ein eigener Kalender wurde zu lange nicht abgeglichen, daher werden keine Buchungen angeboten, bis er abgeglichen oder entfernt ist.`,
+  legendBusy: "im eigenen Kalender belegt",
+  calendars: "Kalender",
+  calendarsOf: (provider) => `Kalender von ${provider}`,
+  calendarsIntro: (provider) =>
+    `Belegte Zeiten in diesen Kalendern sperren ${provider} in jeder Praxis. Gelesen werden nur die Zeiten, nie Titel oder Orte.`,
+  calendarsReadOnly: (provider) =>
+    `Sie können diese Kalender sehen; hinzufügen, abgleichen oder entfernen können sie nur die Praxisverwaltung oder ${provider}.`,
+  noCalendars: "Keine Kalender verbunden.",
+  calendarKinds: { ics: "ICS-Link (nur lesen)", caldav: "CalDAV" },
+  calendarStatuses: {
+    pending: "Wartet auf den ersten Abgleich",
+    ok: "Abgeglichen",
+    error: "Konnte nicht gelesen werden",
+    stale: "Zu lange nicht abgeglichen: keine Buchungen, bis er abgeglichen oder entfernt ist",
+  },
+  calAddress: "Adresse",
+  calKind: "Art",
+  calStatus: "Status",
+  calLastSync: "Letzter Abgleich",
+  calNever: "noch nie",
+  calBusyCount: "Belegte Zeiten",
+  calWriteBack: "Zurückschreiben",
+  calWritesBack: "Termine werden in ihn eingetragen",
+  calSyncing: "Abgleich läuft…",
+  calSyncNow: "Jetzt abgleichen",
+  calSyncNowOf: (name) => `Jetzt abgleichen: ${name}`,
+  calSyncStarted: (name) => `Abgleich von ${name} gestartet.`,
+  calRemove: "Entfernen",
+  calRemoveOf: (name) => `${name} entfernen`,
+  calRemoveConfirm: (name, provider) =>
+    `${name} entfernen? Seine belegten Zeiten sperren ${provider} ab sofort nicht mehr.`,
+  calRemoveYes: "Ja, entfernen",
+  calRemoveNo: "Behalten",
+  calRemoved: (name) => `${name} entfernt.`,
+  calAdd: "Kalender hinzufügen",
+  calKindLabel: "Art",
+  calUrlLabel: "URL",
+  calUrlHintIcs: "Der Abonnement-Link des Kalenders (https://…, oft mit .ics am Ende).",
+  calUrlHintCaldav: "Die Adresse der Kalendersammlung auf dem CalDAV-Server (https://…).",
+  calUsernameLabel: "Benutzername",
+  calPasswordLabel: "Passwort",
+  calCredentials: "Anmeldung beim CalDAV-Server",
+  calCredentialsHint: "Beides oder keines.",
+  calNameLabel: "Name (optional)",
+  calWriteBackLabel: "Die Termine dieser Person in diesen Kalender eintragen",
+  calAddButton: "Kalender hinzufügen",
+  calAdded: (name) => `${name} hinzugefügt: Der erste Abgleich läuft.`,
+  calCheckEntries: "Bitte prüfen Sie die markierten Angaben.",
+  calLimit: (n) => `Höchstens ${String(n)} Kalender pro Person: Entfernen Sie einen, um einen anderen hinzuzufügen.`,
+  calClose: "Schließen",
   manageTitle: (clinic) => `Ihr Termin bei ${clinic}`,
   yourAppointment: "Ihr Termin",
   loading: "Wird geladen…",
