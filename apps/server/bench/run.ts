@@ -15,6 +15,11 @@
 //   --rows a,b,...   only these rows (readyz, hit, revalidate, miss, bookings, shared, hot, hotslot),
 //                    e.g. to profile one of them with BENCH_CPU_PROF_DIR; default all but shared. A
 //                    ratio whose calibration row was left out is n/a.
+//   --calendars      providers' own calendars (docs/calendars.md): every provider of the cache and
+//                    large clinics gets a calendar with busy time on every weekday (12:00–13:00 and
+//                    15:30–16:00) from the cache rows' first date to a year after the misses' first,
+//                    read by every availability answer; compare the cache rows with a run without
+//                    (issue 38: within 10%). Printed with the world.
 //   --shared         add the row "bookings across 100 clinics, every provider shared with a second
 //                    clinic" (docs/shared-providers.md; the same as `shared` in --rows): a second
 //                    world of 100 clinics, seeded only then, whose clinic c's providers are also
@@ -91,6 +96,8 @@ interface Options {
   engine: boolean;
   /** The rows to run (all by default). */
   rows: ReadonlySet<string>;
+  /** Providers' own calendars' busy time in the cache and large clinics (--calendars). */
+  calendars: boolean;
   /** The folder of the safe-booking floor (minbook.sql, minbook-schema.sql); default shared/bench. */
   floorDir: string | undefined;
 }
@@ -123,6 +130,7 @@ function parseOptions(argv: string[]): Options {
     engine: !argv.includes("--no-engine"),
     rows: new Set(rowsOption(values("rows").at(-1), argv.includes("--shared"))),
     floorDir: values("floor").at(-1),
+    calendars: argv.includes("--calendars"),
   };
 }
 
@@ -375,7 +383,8 @@ async function httpBench(databaseUrl: string, sink: Sink): Promise<DatabaseResul
     const databaseParent = await localPostmaster(database);
     const leftovers = await removeLeftovers(database);
     if (leftovers > 0) console.log(`  removed the ${String(leftovers)} clinics an earlier run left (it was stopped)`);
-    const world = await seedWorld(database, { ...shape, webhookUrl: sink.url }, (line) => {
+    const calendarBusy = options.calendars ? { from: hitDates[0] ?? "2029-03-05", days: 1100 } : undefined;
+    const world = await seedWorld(database, { ...shape, webhookUrl: sink.url, calendarBusy }, (line) => {
       console.log(`  ${line}`);
     });
     // The shared row's world of its own (so that the other rows' world stays as it was).
@@ -935,7 +944,7 @@ async function main() {
   const loadAtEnd = loadAverages();
   const ratios = ratioTable(results);
   const raw = rawTable(results);
-  const world = `${String(shape.clinics)} clinics (${zones.join(", ")}) × ${String(shape.providersPerClinic)} providers, ${String(shape.providersPerClinic + shape.anyServicesPerClinic)} services each (${String(shape.anyServicesPerClinic)} any-provider), ${String(shape.users)} booking agents and staff with tokens of their own, a webhook in ${shape.webhookClinics >= shape.clinics ? "every clinic" : `${String(shape.webhookClinics)} clinics`} to a local sink, one clinic of ${String(shape.largeClinicProviders)} providers, one of ${String(shape.cacheClinicProviders ?? 20)} for the cache rows, ${String(shape.historyDays ?? 0)} days of past appointments in every clinic (8 a weekday per provider)${options.rows.has("shared") ? `; for the shared row a second such world without them, clinic c's providers also approved providers (same hours) of clinic (c + 1) mod ${String(shape.clinics)}` : ""}`;
+  const world = `${String(shape.clinics)} clinics (${zones.join(", ")}) × ${String(shape.providersPerClinic)} providers, ${String(shape.providersPerClinic + shape.anyServicesPerClinic)} services each (${String(shape.anyServicesPerClinic)} any-provider), ${String(shape.users)} booking agents and staff with tokens of their own, a webhook in ${shape.webhookClinics >= shape.clinics ? "every clinic" : `${String(shape.webhookClinics)} clinics`} to a local sink, one clinic of ${String(shape.largeClinicProviders)} providers, one of ${String(shape.cacheClinicProviders ?? 20)} for the cache rows, ${String(shape.historyDays ?? 0)} days of past appointments in every clinic (8 a weekday per provider)${options.calendars ? "; every provider of the cache and large clinics with a calendar's busy time (2 intervals a weekday)" : ""}${options.rows.has("shared") ? `; for the shared row a second such world without them, clinic c's providers also approved providers (same hours) of clinic (c + 1) mod ${String(shape.clinics)}` : ""}`;
   const setting = `${String(connections)} connections, ${String(seconds)} s a row after a ${String(options.warmupSeconds)} s warm-up (the cache-hit row: every key first), WORKERS=${options.workerCounts.join(" and ")}, ${options.poolMax === undefined ? "the default pool (DATABASE_POOL_MAX 10)" : `DATABASE_POOL_MAX=${String(options.poolMax)}`} per server process`;
   const machineLine = `${String(host.nproc)} cores (nproc), ${host.cpu}, ${String(host.memoryGiB)} GiB memory, Node ${host.node}, PostgreSQL ${host.postgres.join(" / ")}`;
   const loadLine = `load average (1, 5, 15 min) ${loadAtStart} at the start, ${loadAtEnd} at the end`;
@@ -996,8 +1005,8 @@ async function main() {
   const end = "<!-- bench:end -->";
   const from = text.indexOf(begin);
   const to = text.indexOf(end);
-  if (!defaultRows.every((r) => options.rows.has(r))) {
-    console.log("\n--rows ran only some rows: docs/performance.md is left as it is");
+  if (!defaultRows.every((r) => options.rows.has(r)) || options.calendars) {
+    console.log("\n--rows or --calendars: docs/performance.md is left as it is");
   } else if (from < 0 || to < from) {
     warn(`docs/performance.md has no ${begin} … ${end} section: not updated`);
   } else {

@@ -69,6 +69,12 @@ export interface WorldShape {
    * Not with `sharedProviders` (their bookings also need provider_busy rows).
    */
   historyDays?: number;
+  /**
+   * Busy time from providers' own calendars (docs/calendars.md) for every provider of the cache
+   * clinic and the large clinic (`npm run bench -- --calendars`): one calendar each and, on every
+   * weekday from `from` for `days` days, 12:00–13:00 and 15:30–16:00 clinic time. Off by default.
+   */
+  calendarBusy?: { from: string; days: number };
 }
 
 export interface BenchWorld {
@@ -283,6 +289,23 @@ export async function seedWorld(
           )}) and s.provider_id is not null and extract(isodow from t.at) < 6`),
       10,
     );
+  }
+  if (shape.calendarBusy) {
+    progress(`  writing calendars' busy time of the cache and large clinics' providers ...`);
+    for (const clinic of [large, cache]) {
+      await db.execute(sql`
+        insert into calendars (clinic_id, id, provider_id, kind, shown_url, secret, status, last_synced_at, busy_count)
+        select ${clinic.id}::uuid, p, p, 'ics', 'https://calendar.example.org/bench.ics', 'v1.bench.bench.bench', 'ok', now(), 0
+        from unnest(${sql.param(clinic.providerIds)}::uuid[]) p`);
+      await db.execute(sql`
+        insert into calendar_busy (clinic_id, provider_id, calendar_clinic_id, calendar_id, starts_at, ends_at)
+        select ${clinic.id}::uuid, p, ${clinic.id}::uuid, p, (d + b.starts) at time zone ${clinic.timezone},
+               (d + b.ends) at time zone ${clinic.timezone}
+        from unnest(${sql.param(clinic.providerIds)}::uuid[]) p
+        cross join generate_series(${shape.calendarBusy.from}::date, ${shape.calendarBusy.from}::date + ${shape.calendarBusy.days}::int - 1, interval '1 day') d
+        cross join (values (interval '12 hours', interval '13 hours'), (interval '15 hours 30 minutes', interval '16 hours')) b(starts, ends)
+        where extract(isodow from d) < 6`);
+    }
   }
   // The availability versions of a network in use: every clinic and provider has one (a
   // booking or a change made it), and they were made in the order those happened, across
