@@ -45,6 +45,13 @@ beforeAll(async () => {
     requests.set(path, (requests.get(path) ?? 0) + 1);
     const answer = served.get(path) ?? { status: 404, body: "no such calendar" };
     const send = () => {
+      // A conditional GET of the same version: 304, as a calendar server answers it.
+      const etag = answer.headers?.etag;
+      if (etag && request.headers["if-none-match"] === etag) {
+        response.writeHead(304, { etag });
+        response.end();
+        return;
+      }
       response.writeHead(answer.status ?? 200, { "content-type": "text/calendar", ...answer.headers });
       response.end(answer.body ?? "");
     };
@@ -448,6 +455,37 @@ describe("providers' calendars: busy time", () => {
     served.set(path, { body: calendarOf(vevent("ev-1", "20270315T100000Z", "20270315T110000Z")), delayMs: 200 });
     await Promise.all([syncDue(), syncDue(), syncDue()]);
     expect(requests.get(path)).toBe(2);
+  });
+
+  it("a provider who joins another clinic is blocked there at the next sync, even when the calendar did not change (304)", async () => {
+    const a = await setup();
+    const path = serve({
+      body: calendarOf(vevent("ev-1", "20270315T100000Z", "20270315T110000Z")),
+      headers: { etag: '"v1"' },
+    });
+    const calendar = await a.add(`${base}${path}`);
+    await syncOne(a.clinicId, calendar.id);
+    // Unchanged and alone: a 304, nothing read.
+    await syncOne(a.clinicId, calendar.id, () => new Date(pinnedNow().getTime() + 5 * MINUTE));
+    expect(requests.get(path)).toBe(2);
+    const b = await bookableClinic(t.db);
+    await callerOf(b.admin).members.add({
+      clinic_id: b.clinicId,
+      email: a.provider.email,
+      user_id: a.provider.id,
+      full_name: "Anna in B",
+      is_provider: true,
+    });
+    await callerOf(b.admin).providers.approve({ clinic_id: b.clinicId, user_id: a.provider.id });
+    await addHours(t.db, b.clinicId, a.provider.id, [1, 2, 3, 4, 5], "09:00", "17:00");
+    const serviceB = await addService(t.db, b.clinicId, { providerId: a.provider.id, durationMin: 30 });
+    const startsB = async () =>
+      (
+        await callerOf(b.staff).availability.get({ clinic_id: b.clinicId, service_id: serviceB, from: day, to: day })
+      ).slots.map((x) => x.start.toISOString().slice(11, 16));
+    expect(await startsB()).toContain("10:00");
+    await syncOne(a.clinicId, calendar.id, () => new Date(pinnedNow().getTime() + 10 * MINUTE));
+    expect(await startsB()).not.toContain("10:00");
   });
 
   it("busy time blocks the provider in every clinic of theirs", async () => {

@@ -85,7 +85,10 @@ export async function runCalendarSync(
       throw new CalendarReadError("the service has no CALENDAR_KEY to read the calendar's secret with");
     const secret = decryptSecret(settings.key, calendar.id, calendar.secret);
     const ownIds = await ownAppointmentIds(db, calendar, window);
-    result = await read(calendar, secret, settings, window, now, (uid) => ownIds.has(uid.toLowerCase()));
+    // A provider who joined or left a clinic since the last read: read it all, to copy it anew.
+    const clinicIds = await clinicsOfProvider(db, calendar.clinicId, calendar.providerId);
+    const moved = clinicIds.join(",") !== [...calendar.busyClinicIds].sort().join(",");
+    result = await read(calendar, secret, settings, window, now, (uid) => ownIds.has(uid.toLowerCase()), moved);
   } catch (error) {
     result = error instanceof Error ? error : new Error(String(error));
   }
@@ -181,6 +184,7 @@ async function read(
   window: { from: Date; to: Date },
   now: Date,
   ignoreUid: (uid: string) => boolean,
+  readAll: boolean,
 ): Promise<ReadResult> {
   const fetch = guardedFetch({
     allowPrivate: settings.allowPrivate,
@@ -188,6 +192,7 @@ async function read(
     maxBytes: settings.maxBytes,
   });
   const fresh = (state: CalendarSyncState) =>
+    !readAll &&
     state.fullReadAt !== undefined &&
     state.fullReadAt !== null &&
     now.getTime() - Date.parse(state.fullReadAt) < FULL_READ_EVERY_MS;

@@ -2,7 +2,9 @@ import { and, eq, isNull, ne, sql } from "drizzle-orm";
 import type { PgUpdateSetSource } from "drizzle-orm/pg-core";
 import {
   appointments,
+  calendarBusy,
   calendarFeeds,
+  calendars,
   clinicMembers,
   closures,
   dateOverrides,
@@ -114,7 +116,17 @@ async function claimInvitation(
 }
 
 /** The tables whose (clinic_id, provider_id) names a member as provider. */
-const providerTables = [appointments, services, workHours, closures, dateOverrides, calendarFeeds] as const;
+const providerTables = [
+  appointments,
+  services,
+  workHours,
+  closures,
+  dateOverrides,
+  calendarFeeds,
+  // A provider's own calendars and their busy time (docs/calendars.md).
+  calendars,
+  calendarBusy,
+] as const;
 
 /**
  * Moves one membership from user `from` to user `to` within its clinic, keeping its id: a copy
