@@ -15,7 +15,7 @@ const patient = { name: "Pat" };
 /** "OK" for a call that succeeded, else its API code. */
 const outcome = (call: Promise<unknown>) =>
   codeOf(call).catch((error: unknown) =>
-    error instanceof Error && error.message === "expected the call to fail" ? "OK" : "THREW",
+    error instanceof Error && error.message === "expected the call to fail" ? "OK" : `THREW ${String(error)}`,
   );
 
 // Real parallel connections only exist on the PostgreSQL server (PGlite is one connection).
@@ -110,8 +110,14 @@ describe.skipIf(!inject("databaseUrl"))("booking rules under concurrency (Postgr
         ),
       ),
     );
-    expect(outcomes.filter((o) => o === "OK")).toHaveLength(1);
-    expect(outcomes.filter((o) => o === "SLOT_UNAVAILABLE")).toHaveLength(5);
+    expect(
+      outcomes.filter((o) => o === "OK"),
+      outcomes.join(", "),
+    ).toHaveLength(1);
+    expect(
+      outcomes.filter((o) => o === "SLOT_UNAVAILABLE"),
+      outcomes.join(", "),
+    ).toHaveLength(5);
   });
 
   it("10 concurrent replaces of one date override with one stamp: exactly one 200; concurrent creates: one creates", async () => {
