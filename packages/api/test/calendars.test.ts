@@ -4,7 +4,7 @@
 // rule for the URL's secrets and the events' details.
 import { type Server, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { and, eq } from "drizzle-orm";
+import { and, asc, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { availabilityVersions, calendarBusy, calendars, events, services } from "@clinic/db";
 import { createContextInner } from "../src/context.ts";
@@ -400,7 +400,8 @@ describe("providers' calendars: busy time", () => {
     const recorded = await t.db
       .select({ type: events.type, data: events.data })
       .from(events)
-      .where(eq(events.clinicId, s.clinicId));
+      .where(eq(events.clinicId, s.clinicId))
+      .orderBy(asc(events.seq));
     const types = recorded.map((e) => e.type).filter((type) => type.startsWith("calendar."));
     expect(types).toEqual(["calendar.sync_failed", "calendar.sync_failed", "calendar.recovered"]);
     expect(JSON.stringify(recorded)).not.toContain("Secret meeting");
