@@ -1005,14 +1005,18 @@ async function main() {
   const end = "<!-- bench:end -->";
   const from = text.indexOf(begin);
   const to = text.indexOf(end);
+  let wroteDocs = false;
   if (!defaultRows.every((r) => options.rows.has(r)) || options.calendars) {
     console.log("\n--rows or --calendars: docs/performance.md is left as it is");
   } else if (from < 0 || to < from) {
     warn(`docs/performance.md has no ${begin} … ${end} section: not updated`);
   } else {
     await writeFile(docs, `${text.slice(0, from + begin.length)}\n${section}\n${text.slice(to)}`);
+    wroteDocs = true;
   }
-  console.log("\nwrote bench-results/bench.json, bench-results/bench.md and the bench section of docs/performance.md");
+  console.log(
+    `\nwrote bench-results/bench.json, bench-results/bench.md${wroteDocs ? " and the bench section of docs/performance.md" : ""}`,
+  );
 }
 
 await main();
