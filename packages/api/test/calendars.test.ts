@@ -128,6 +128,26 @@ async function setup(options: { bufferAfterMin?: number } = {}) {
   return { ...c, adminUser: c.admin, staffUser: c.staff, service, admin, staff, starts, add };
 }
 
+/** A second clinic where `provider` works too (approved, the same hours), with a service of theirs and its starts on `day`. */
+async function secondClinicOf(provider: TestUser) {
+  const b = await bookableClinic(t.db);
+  await callerOf(b.admin).members.add({
+    clinic_id: b.clinicId,
+    email: provider.email,
+    user_id: provider.id,
+    full_name: "Anna in B",
+    is_provider: true,
+  });
+  await callerOf(b.admin).providers.approve({ clinic_id: b.clinicId, user_id: provider.id });
+  await addHours(t.db, b.clinicId, provider.id, [1, 2, 3, 4, 5], "09:00", "17:00");
+  const serviceB = await addService(t.db, b.clinicId, { providerId: provider.id, durationMin: 30 });
+  const startsB = async () =>
+    (
+      await callerOf(b.staff).availability.get({ clinic_id: b.clinicId, service_id: serviceB, from: day, to: day })
+    ).slots.map((x) => x.start.toISOString().slice(11, 16));
+  return { b, serviceB, startsB };
+}
+
 describe("providers' calendars: K1–K4", () => {
   it("adds, lists, reads and removes a calendar; the URL's secrets are never answered; at most five", async () => {
     const s = await setup();
@@ -469,21 +489,7 @@ describe("providers' calendars: busy time", () => {
     // Unchanged and alone: a 304, nothing read.
     await syncOne(a.clinicId, calendar.id, () => new Date(pinnedNow().getTime() + 5 * MINUTE));
     expect(requests.get(path)).toBe(2);
-    const b = await bookableClinic(t.db);
-    await callerOf(b.admin).members.add({
-      clinic_id: b.clinicId,
-      email: a.provider.email,
-      user_id: a.provider.id,
-      full_name: "Anna in B",
-      is_provider: true,
-    });
-    await callerOf(b.admin).providers.approve({ clinic_id: b.clinicId, user_id: a.provider.id });
-    await addHours(t.db, b.clinicId, a.provider.id, [1, 2, 3, 4, 5], "09:00", "17:00");
-    const serviceB = await addService(t.db, b.clinicId, { providerId: a.provider.id, durationMin: 30 });
-    const startsB = async () =>
-      (
-        await callerOf(b.staff).availability.get({ clinic_id: b.clinicId, service_id: serviceB, from: day, to: day })
-      ).slots.map((x) => x.start.toISOString().slice(11, 16));
+    const { startsB } = await secondClinicOf(a.provider);
     expect(await startsB()).toContain("10:00");
     await syncOne(a.clinicId, calendar.id, () => new Date(pinnedNow().getTime() + 10 * MINUTE));
     expect(await startsB()).not.toContain("10:00");
@@ -491,21 +497,7 @@ describe("providers' calendars: busy time", () => {
 
   it("busy time blocks the provider in every clinic of theirs", async () => {
     const a = await setup();
-    const b = await bookableClinic(t.db);
-    await callerOf(b.admin).members.add({
-      clinic_id: b.clinicId,
-      email: a.provider.email,
-      user_id: a.provider.id,
-      full_name: "Anna in B",
-      is_provider: true,
-    });
-    await callerOf(b.admin).providers.approve({ clinic_id: b.clinicId, user_id: a.provider.id });
-    await addHours(t.db, b.clinicId, a.provider.id, [1, 2, 3, 4, 5], "09:00", "17:00");
-    const serviceB = await addService(t.db, b.clinicId, { providerId: a.provider.id, durationMin: 30 });
-    const startsB = async () =>
-      (
-        await callerOf(b.staff).availability.get({ clinic_id: b.clinicId, service_id: serviceB, from: day, to: day })
-      ).slots.map((x) => x.start.toISOString().slice(11, 16));
+    const { b, serviceB, startsB } = await secondClinicOf(a.provider);
     expect(await startsB()).toContain("10:00");
     const calendar = await a.add(`${base}${serve(calendarOf(vevent("ev-1", "20270315T100000Z", "20270315T110000Z")))}`);
     await syncOne(a.clinicId, calendar.id);
