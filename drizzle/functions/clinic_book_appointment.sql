@@ -9,6 +9,8 @@
 -- PATIENT_DOUBLE_BOOKED; §14 seats counted under their session key's lock); the schedule re-checked
 -- (changed: {stale}, read again); reminders (§10) or the 48-hour confirmation expiry (§13); the
 -- version bump and the event last (§10 E1, §17). Holds record no appointment event (§13).
+-- p.answers (§19) are stored as bookAppointment checked them (checkAnswers); the event and messages
+-- get clinic_appointment_json, without them; the caller gets clinic_appointment_view, with them.
 -- SET enable_seqscan off, and a generic plan on PostgreSQL only (DO block): planned once, by index.
 CREATE OR REPLACE FUNCTION clinic_book_appointment(p_clinic_id uuid, p jsonb)
  RETURNS jsonb
@@ -56,7 +58,7 @@ BEGIN
   BEGIN
     v_replay := clinic_claim_key(p_clinic_id, v_user, p->'idem');
     IF v_replay IS NOT NULL THEN
-      RETURN jsonb_build_object('appointment', clinic_appointment_json(p_clinic_id, v_replay), 'replayed', true);
+      RETURN jsonb_build_object('appointment', clinic_appointment_view(p_clinic_id, v_replay), 'replayed', true);
     END IF;
     -- A request the read refused is refused now, unless its key replayed above (a retry of a
     -- booking answers the booking, whatever has changed since).
@@ -137,6 +139,8 @@ BEGIN
       UPDATE appointments a SET status = v_status, held_until = NULL,
         patient_name = p->>'patient_name', patient_email = p->>'patient_email', patient_phone_e164 = p->>'patient_phone',
         notes = p->>'notes', patient_user_id = v_patient,
+        -- The answers given with the booking (§19); none given (a guest's confirm, L2): those of the hold.
+        answers = coalesce(p->'answers', a.answers),
         status_history = a.status_history || jsonb_build_array(clinic_status_entry(v_status, v_now, v_user, NULL)),
         updated_at = greatest(now(), ((a.updated_at AT TIME ZONE 'UTC') + interval '1 millisecond') AT TIME ZONE 'UTC')
       WHERE a.clinic_id = p_clinic_id AND a.id = v_hold_id;
@@ -197,12 +201,13 @@ BEGIN
             (p->>'occupied_end')::timestamptz, v_session, v_session_resources, v_held_until, v_now);
           INSERT INTO appointments (clinic_id, id, service_id, provider_id, starts_at, ends_at, buffer_before_min, buffer_after_min,
                                     occupied_start, occupied_end, status, held_until, status_history, patient_name, patient_email,
-                                    patient_phone_e164, notes, booked_by_user_id, patient_user_id, session_key, series_id, resources)
+                                    patient_phone_e164, notes, booked_by_user_id, patient_user_id, session_key, series_id, resources, answers)
           VALUES (p_clinic_id, v_id, (p->>'service_id')::uuid, v_provider, v_start, v_end,
                   (p->>'buffer_before_min')::integer, (p->>'buffer_after_min')::integer,
                   (p->>'occupied_start')::timestamptz, (p->>'occupied_end')::timestamptz, v_status, v_held_until,
                   jsonb_build_array(clinic_status_entry(v_status, v_now, v_user, NULL)),
-                  p->>'patient_name', p->>'patient_email', p->>'patient_phone', p->>'notes', v_user, v_patient, v_session, v_series, v_taken);
+                  p->>'patient_name', p->>'patient_email', p->>'patient_phone', p->>'notes', v_user, v_patient, v_session, v_series, v_taken,
+                  coalesce(p->'answers', '[]'::jsonb));
           EXIT;
         EXCEPTION WHEN exclusion_violation OR deadlock_detected THEN
           GET STACKED DIAGNOSTICS v_constraint = CONSTRAINT_NAME;
@@ -274,7 +279,7 @@ BEGIN
     ELSIF v_message IS NOT NULL THEN
       PERFORM clinic_plan_message(p_clinic_id, v_message, v_id, v_view);
     END IF;
-    RETURN jsonb_build_object('appointment', v_view, 'replayed', false);
+    RETURN jsonb_build_object('appointment', clinic_appointment_view(p_clinic_id, v_id), 'replayed', false);
   EXCEPTION
     WHEN SQLSTATE 'CL001' THEN
       GET STACKED DIAGNOSTICS v_msg = MESSAGE_TEXT, v_detail = PG_EXCEPTION_DETAIL, v_hint = PG_EXCEPTION_HINT;

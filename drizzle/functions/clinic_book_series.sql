@@ -51,7 +51,9 @@ BEGIN
     v_common := jsonb_build_object('user_id', v_user, 'kind', 'book', 'service_id', p->'series'->>'service_id',
       'patient_name', p->'series'->>'patient_name', 'patient_email', p->'series'->>'patient_email',
       'patient_phone', p->'series'->>'patient_phone', 'notes', p->'series'->>'notes',
-      'patient_user_id', p->'series'->>'patient_user_id', 'now', p->>'now', 'series_id', v_id, 'defer_changes', true);
+      'patient_user_id', p->'series'->>'patient_user_id', 'now', p->>'now', 'series_id', v_id, 'defer_changes', true,
+      -- Every occurrence keeps the answers given once for the series (§19).
+      'answers', coalesce(p->'answers', '[]'::jsonb));
     -- The schedule the read checked, for the clinic and every candidate at once, before any
     -- occurrence is written: its version rows are made and key-share locked here, so that no
     -- occurrence's own check waits for another writer's new row while this one holds appointments.

@@ -36,7 +36,7 @@ BEGIN
   BEGIN
     v_replay := clinic_claim_key(p_clinic_id, v_user, p->'idem');
     IF v_replay IS NOT NULL THEN
-      RETURN jsonb_build_object('appointment', clinic_appointment_json(p_clinic_id, v_replay), 'replayed', true);
+      RETURN jsonb_build_object('appointment', clinic_appointment_view(p_clinic_id, v_replay), 'replayed', true);
     END IF;
     IF jsonb_typeof(p->'refuse') = 'object' THEN
       RAISE EXCEPTION USING ERRCODE = 'CL001', MESSAGE = p->'refuse'->>'code', DETAIL = p->'refuse'->>'detail',
@@ -111,7 +111,7 @@ BEGIN
     v_view := clinic_appointment_json(p_clinic_id, v_id);
     PERFORM clinic_record_event(p_clinic_id, 'appointment.rescheduled',
       v_view || jsonb_build_object('previous_start', clinic_iso_instant(v_current.starts_at), 'previous_end', clinic_iso_instant(v_current.ends_at)));
-    RETURN jsonb_build_object('appointment', v_view, 'replayed', false);
+    RETURN jsonb_build_object('appointment', clinic_appointment_view(p_clinic_id, v_id), 'replayed', false);
   EXCEPTION
     WHEN SQLSTATE 'CL001' THEN
       GET STACKED DIAGNOSTICS v_msg = MESSAGE_TEXT, v_detail = PG_EXCEPTION_DETAIL, v_hint = PG_EXCEPTION_HINT;

@@ -3,7 +3,7 @@
 -- of one start (p.slot_start), an availability answer's range (V1, O3, next free), V2 and a series
 -- (R1). Answers as json: the service, its candidates and weekly hours, the range's overrides,
 -- closures and occupying bookings (§6, §8, §13), shared providers' time elsewhere, the providers'
--- own calendars' busy time (§18) and the required
+-- own calendars' busy time (§18), the service's questions (§19: a booking checks its answers) and the required
 -- resources (§14), each candidate's bookings that local date (day_load, §6's rank; its twin
 -- localDayLoad, dayLoad.test.ts) and the schedule and cache versions. It first counts the caller's
 -- booking write (p.rate: §9 BOOKING_RATE_LIMIT, §15 GUEST_RATE_LIMIT). It reads the versions first:
@@ -79,7 +79,7 @@ BEGIN
   SELECT jsonb_build_object('id', s.id, 'name', s.name, 'duration_min', s.duration_min, 'provider_id', s.provider_id,
            'is_active', s.is_active, 'buffer_before_min', s.buffer_before_min, 'buffer_after_min', s.buffer_after_min,
            'slot_step_min', s.slot_step_min, 'min_notice_min', s.min_notice_min, 'booking_horizon_days', s.booking_horizon_days,
-           'capacity', s.capacity, 'required_resource_kinds', to_jsonb(s.required_resource_kinds)),
+           'capacity', s.capacity, 'required_resource_kinds', to_jsonb(s.required_resource_kinds), 'questions', s.questions),
          coalesce(s.provider_id, nullif(p->>'provider_id', '')::uuid)
     INTO v_service, v_wanted
   FROM services s

@@ -1,5 +1,5 @@
 -- A series as the API shows it (§14 Series: R1, R2, R3; seriesOutput in modules/series/view.ts),
--- its occurrences by start, each as clinic_appointment_json; null when the clinic has no such
+-- its occurrences by start, each as clinic_appointment_view (with answers); null when the clinic has no such
 -- series. Called by clinic_book_series (its answer, and a replayed key's) and by getSeries
 -- (modules/series/read.ts: R2, and R3's answer). One call per occurrence, in a loop: on Citus a
 -- function that reads cannot run inside a query of a shard.
@@ -26,7 +26,7 @@ BEGIN
   -- One call per occurrence in a loop: on Citus a function that reads cannot run inside a query
   -- of a shard.
   FOR v_id IN SELECT a.id FROM appointments a WHERE a.clinic_id = p_clinic_id AND a.series_id = p_id ORDER BY a.starts_at, a.id LOOP
-    v_occurrences := v_occurrences || jsonb_build_array(clinic_appointment_json(p_clinic_id, v_id));
+    v_occurrences := v_occurrences || jsonb_build_array(clinic_appointment_view(p_clinic_id, v_id));
   END LOOP;
   RETURN v_series || jsonb_build_object('occurrences', v_occurrences);
 END $function$;

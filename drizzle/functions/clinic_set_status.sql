@@ -72,7 +72,7 @@ BEGIN
     END IF;
     v_view := clinic_appointment_json(p_clinic_id, v_id);
     PERFORM clinic_record_event(p_clinic_id, 'appointment.status_changed', v_view || jsonb_build_object('previous_status', v_current.status));
-    RETURN jsonb_build_object('appointment', v_view);
+    RETURN jsonb_build_object('appointment', clinic_appointment_view(p_clinic_id, v_id));
   EXCEPTION
     WHEN SQLSTATE 'CL001' THEN
       GET STACKED DIAGNOSTICS v_msg = MESSAGE_TEXT, v_detail = PG_EXCEPTION_DETAIL, v_hint = PG_EXCEPTION_HINT;

@@ -1,6 +1,6 @@
 // The appointment's JSON has two producers that must agree: the database functions build it in SQL
-// (clinic_appointment_json: every booking write answers with it, and events carry it) and the reads
-// build it in TypeScript (toAppointment: B2, B3, U1). This test compares the twins field by field for
+// (clinic_appointment_view: every booking write answers with it; events carry clinic_appointment_json,
+// the same without answers) and the reads build it in TypeScript (toAppointment: B2, B3, U1). This test compares the twins field by field for
 // every status an appointment can have and every optional part it can carry (docs/database-functions.md).
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
@@ -24,13 +24,18 @@ const monday = new Date("2027-03-15T09:00:00.000Z");
 const at = (ms: number) => new Date(monday.getTime() + ms);
 const clock = (when: Date | number) => () => new Date(when);
 
-describe("the appointment's JSON: SQL (clinic_appointment_json) and TypeScript (toAppointment)", () => {
+describe("the appointment's JSON: SQL (clinic_appointment_view) and TypeScript (toAppointment)", () => {
   it("agree on every field, for every status and every optional part", async () => {
     const c = await bookableClinic(t.db);
     const service = await addService(t.db, c.clinicId, {
       name: "Check-up",
       providerId: c.provider.id,
       durationMin: 30,
+    });
+    await c.asAdmin.services.update({
+      clinic_id: c.clinicId,
+      id: service,
+      questions: [{ key: "reason", label: "Reason for the visit", type: "text", required: false }],
     });
     const roomy = await addService(t.db, c.clinicId, { name: "Room", providerId: c.provider.id, durationMin: 30 });
     await addResource(t.db, c.clinicId, { name: "Room A", kind: "treatment_room" });
@@ -56,7 +61,7 @@ describe("the appointment's JSON: SQL (clinic_appointment_json) and TypeScript (
       });
     const ids: string[] = [];
     // booked, with every patient field and notes; with a patient user.
-    ids.push((await book(at(0))).id);
+    ids.push((await book(at(0), { answers: { reason: "a twin's reason" } })).id);
     ids.push((await book(at(30 * MIN), { patient_user_id: patientUser.id })).id);
     // rescheduled (rescheduled_at), then checked in (arrived), then completed.
     const moved = await book(at(60 * MIN));
@@ -115,20 +120,29 @@ describe("the appointment's JSON: SQL (clinic_appointment_json) and TypeScript (
     ids.push(...series.occurrences.map((o) => o.id));
 
     const keys = Object.keys(appointmentOutput.shape).sort();
+    let answered = 0;
     const statuses = new Set<string>();
     for (const id of ids) {
-      const [row] = rowsOf<{ json: Record<string, unknown> }>(
-        await t.db.execute(sql`select clinic_appointment_json(${c.clinicId}::uuid, ${id}::uuid) as json`),
+      const [row] = rowsOf<{ json: Record<string, unknown>; event: Record<string, unknown> }>(
+        await t.db.execute(
+          sql`select clinic_appointment_view(${c.clinicId}::uuid, ${id}::uuid) as json,
+                     clinic_appointment_json(${c.clinicId}::uuid, ${id}::uuid) as event`,
+        ),
       );
       if (!row) throw new Error(`no JSON for ${id}`);
       // The same fields, none more, none fewer ...
       expect(Object.keys(row.json).sort(), id).toEqual(keys);
+      // ... and the events' and messages' form is the same without the answers (§19).
+      expect(Object.keys(row.event).sort(), id).toEqual(keys.filter((k) => k !== "answers"));
+      expect({ ...row.event, answers: row.json.answers }).toEqual(row.json);
       const fromSql = appointmentFromJson(row.json);
       // ... with the same values.
       const fromTs = await getAppointment(t.db, c.clinicId, id);
       expect(fromSql, `${fromTs.status} ${id}`).toEqual(fromTs);
       statuses.add(fromTs.status);
+      if (fromTs.answers.length > 0) answered++;
     }
+    expect(answered).toBe(1);
     expect([...statuses].sort()).toEqual([...appointmentStatuses].sort());
   });
 });

@@ -14,6 +14,7 @@ const service = {
   bookingHorizonDays: null,
   capacity: 1,
   requiredResourceKinds: [],
+  questions: [],
 };
 const answer = (slots: number, providers = 8, goodUntilMs = Infinity): CachedAvailability => ({
   service,

@@ -87,6 +87,7 @@ describe("the booking page (O1–O4)", () => {
         price: null,
         provider_id: c.provider.id,
         provider_name: "Anna Provider",
+        questions: [],
       },
     ]);
     const slots = await api.onlineBooking.availability({

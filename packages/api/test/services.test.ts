@@ -82,6 +82,7 @@ describe("services.create (S1)", () => {
         "requires_confirmation",
         "capacity",
         "required_resource_kinds",
+        "questions",
         "created_at",
         "updated_at",
       ].sort(),

@@ -119,6 +119,8 @@ export const distributedFunctions: readonly { signature: string; clinicArgument:
   // Versions that never repeat (drizzle/0017_versions_never_repeat.sql).
   { signature: "clinic_version_clock()", clinicArgument: null },
   { signature: "clinic_appointment_json(uuid,uuid)", clinicArgument: "p_clinic_id" },
+  // The writes' answer: the appointment with its answers (§19, drizzle/functions/clinic_appointment_view.sql).
+  { signature: "clinic_appointment_view(uuid,uuid)", clinicArgument: "p_clinic_id" },
   { signature: "clinic_schedule_context(uuid,jsonb)", clinicArgument: "p_clinic_id" },
   { signature: "clinic_claim_key(uuid,uuid,jsonb)", clinicArgument: "p_clinic_id" },
   { signature: "clinic_store_key(uuid,uuid,jsonb,uuid)", clinicArgument: "p_clinic_id" },
@@ -171,6 +173,8 @@ export const distributedFunctions: readonly { signature: string; clinicArgument:
   { signature: "clinic_claim_jobs(uuid,text[],integer,integer,integer)", clinicArgument: "p_clinic_id" },
   // Guest holds (drizzle/0020_guest_holds.sql).
   { signature: "clinic_book_guest_hold(uuid,jsonb)", clinicArgument: "p_clinic_id" },
+  // Reports: the schedule available minutes come from (drizzle/functions/clinic_report_schedule.sql).
+  { signature: "clinic_report_schedule(uuid,jsonb)", clinicArgument: "p_clinic_id" },
 ];
 
 /**

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { seriesModes } from "@clinic/db";
 import { bookSeries, cancelSeries, getSeries, seriesOutput, seriesPreviewOutput } from "../modules/series/index.ts";
 import { appointmentNotes, bookingErrors, idempotencyKey, patientInput } from "../schemas/booking.ts";
+import { answersInput } from "../schemas/questions.ts";
 import { instantInput, queryBoolean, uuid } from "../schemas/wire.ts";
 import { bookingWriteProcedure, bookingWritesOf, clinicProcedure } from "../trpc.ts";
 
@@ -34,6 +35,8 @@ export const seriesRouter = {
         patient: patientInput,
         patient_user_id: uuid.optional(),
         notes: appointmentNotes,
+        /** `{key: value}` answering the service's questions (§19), kept with every occurrence. */
+        answers: answersInput.optional(),
         mode: z.enum(seriesModes).default("all_or_nothing"),
         dry_run: queryBoolean.default(false),
         idempotency_key: idempotencyKey,
@@ -54,6 +57,7 @@ export const seriesRouter = {
           patient: input.patient,
           patientUserId: input.patient_user_id,
           notes: input.notes,
+          answers: input.answers,
           mode: input.mode,
           dryRun: input.dry_run,
           idempotencyKey: input.idempotency_key,

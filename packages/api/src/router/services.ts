@@ -12,6 +12,7 @@ import {
 } from "../modules/catalog/index.ts";
 import { requiredResourceKindsInput } from "../modules/resources/index.ts";
 import { nextCursorOutput, pageInput } from "../pagination.ts";
+import { questionsInput } from "../schemas/questions.ts";
 import { price, queryBoolean, uuid } from "../schemas/wire.ts";
 import { clinicProcedure } from "../trpc.ts";
 
@@ -31,6 +32,8 @@ const rules = {
   capacity: z.number().int().min(1).max(200).optional(),
   /** Kinds of resources a booking needs, one of each (§14, docs/resources.md); default none. */
   required_resource_kinds: requiredResourceKindsInput.optional(),
+  /** What a booking asks the patient (§19, docs/questions.md): up to 30 typed questions; replaced whole. */
+  questions: questionsInput.optional(),
 };
 
 const servicesTag = ["services"] as const;

@@ -23,6 +23,9 @@ const hooksPath = "/v1/clinics/:clinic_id/webhooks";
 const url = z.string().trim().min(8).max(2048);
 const description = z.string().trim().max(500);
 
+/** Appointment events are sent with the appointment's answers (§19: personal data; default false). */
+const includeAnswers = z.boolean();
+
 /** H1–H7: a clinic's webhook subscriptions and their deliveries; CLINIC_ADMIN's. */
 export const webhooksRouter = {
   create: clinicProcedure("CLINIC_ADMIN")
@@ -35,13 +38,26 @@ export const webhooksRouter = {
         tags,
       },
     })
-    .input(z.strictObject({ clinic_id: uuid, url, event_types: eventTypesInput, description: description.optional() }))
+    .input(
+      z.strictObject({
+        clinic_id: uuid,
+        url,
+        event_types: eventTypesInput,
+        description: description.optional(),
+        include_answers: includeAnswers.optional(),
+      }),
+    )
     .output(createdWebhookOutput)
     .mutation(({ ctx, input }) =>
       createWebhook(
         ctx.db,
         ctx.clinic.id,
-        { url: input.url, eventTypes: input.event_types, description: input.description },
+        {
+          url: input.url,
+          eventTypes: input.event_types,
+          description: input.description,
+          includeAnswers: input.include_answers,
+        },
         ctx.webhooks,
       ),
     ),
@@ -69,6 +85,7 @@ export const webhooksRouter = {
         event_types: eventTypesInput.optional(),
         description: description.nullable().optional(),
         active: z.boolean().optional(),
+        include_answers: includeAnswers.optional(),
       }),
     )
     .output(webhookOutput)
@@ -77,7 +94,13 @@ export const webhooksRouter = {
         ctx.db,
         ctx.clinic.id,
         input.id,
-        { url: input.url, eventTypes: input.event_types, description: input.description, active: input.active },
+        {
+          url: input.url,
+          eventTypes: input.event_types,
+          description: input.description,
+          active: input.active,
+          includeAnswers: input.include_answers,
+        },
         ctx.webhooks,
       ),
     ),

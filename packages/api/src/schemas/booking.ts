@@ -1,6 +1,7 @@
 // The inputs every booking route shares (staff book B1 and reschedule B5; patients book O4 and move U4).
 import { z } from "zod";
 import { type AppointmentStatus, appointmentStatuses } from "@clinic/db";
+import { answersInput } from "./questions.ts";
 import { instantInput, phoneE164, uuid } from "./wire.ts";
 
 export const idempotencyKey = z.string().min(1).max(255).optional();
@@ -34,6 +35,8 @@ export const bookingTarget = {
   notes: appointmentNotes,
   /** The caller's own unexpired hold, which becomes this booking (same id; service and start must be the hold's). */
   hold_id: uuid.optional(),
+  /** `{key: value}` answering the service's questions (§19); checked against them, errors at `answers.<key>`. */
+  answers: answersInput.optional(),
 };
 
 /** `status=booked,arrived`: a comma-separated set of appointment statuses (§13). */

@@ -36,6 +36,28 @@ export interface StatusChange {
   reason: string | null;
 }
 
+/** The question types of §19. */
+export const questionTypes = [
+  "text",
+  "long_text",
+  "choice",
+  "multi_choice",
+  "boolean",
+  "date",
+  "number",
+  "email",
+  "phone",
+] as const;
+export type QuestionType = (typeof questionTypes)[number];
+
+/** One answered question of an appointment, as it was asked (§19). */
+export interface BookingAnswer {
+  key: string;
+  label: string;
+  type: QuestionType;
+  value: string | number | boolean | string[];
+}
+
 export const seriesModes = ["all_or_nothing", "skip_unavailable"] as const;
 export type SeriesMode = (typeof seriesModes)[number];
 
@@ -151,6 +173,15 @@ export const appointments = pgTable(
       .$type<{ id: string; name: string; kind: string }[]>()
       .notNull()
       .default(sql`'[]'::jsonb`),
+    /**
+     * The service's questions as asked and answered at booking (§19, docs/questions.md), in the
+     * service's order; a later change of the questions leaves them. Personal data: shown to staff,
+     * the provider and the patient only — never in events, messages, feeds or the waitlist.
+     */
+    answers: jsonb("answers")
+      .$type<BookingAnswer[]>()
+      .notNull()
+      .default(sql`'[]'::jsonb`),
   },
   (t) => [
     primaryKey({ name: "appointments_pkey", columns: [t.clinicId, t.id] }),
@@ -191,6 +222,7 @@ export const appointments = pgTable(
       "appointments_buffers_range",
       sql`${t.bufferBeforeMin} between 0 and 240 and ${t.bufferAfterMin} between 0 and 240`,
     ),
+    check("appointments_answers_list", sql`jsonb_typeof(${t.answers}) = 'array'`),
     check("appointments_canceled_consistent", sql`(${t.status} = 'canceled') = (${t.canceledAt} is not null)`),
     index("appointments_clinic_start_idx").on(t.clinicId, t.startsAt, t.id),
     index("appointments_clinic_provider_start_idx").on(t.clinicId, t.providerId, t.startsAt),

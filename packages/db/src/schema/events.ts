@@ -60,6 +60,8 @@ export const webhooks = pgTable(
     eventTypes: text("event_types").array().notNull(),
     description: text("description"),
     active: boolean("active").notNull().default(true),
+    /** Appointment events are sent with the appointment's answers (§19); default false: never. */
+    includeAnswers: boolean("include_answers").notNull().default(false),
     secret: text("secret").notNull(),
     ...timestamps("webhooks"),
   },

@@ -43,6 +43,14 @@ export const services = pgTable(
     slotStepMin: integer("slot_step_min"),
     minNoticeMin: integer("min_notice_min").notNull().default(0),
     bookingHorizonDays: integer("booking_horizon_days"),
+    /**
+     * What a booking of it asks the patient (§19, docs/questions.md): `[{key, label, type, required,
+     * options?, max_length?}]`, validated when saved by `questionsInput` (packages/api/src/schemas/questions.ts).
+     */
+    questions: jsonb("questions")
+      .$type<unknown[]>()
+      .notNull()
+      .default(sql`'[]'::jsonb`),
     deletedAt: instant("deleted_at"),
     ...timestamps("services"),
   },
@@ -66,6 +74,10 @@ export const services = pgTable(
     check(
       "services_booking_horizon_range",
       sql`${t.bookingHorizonDays} is null or ${t.bookingHorizonDays} between 1 and 730`,
+    ),
+    check(
+      "services_questions_list",
+      sql`jsonb_typeof(${t.questions}) = 'array' and jsonb_array_length(${t.questions}) <= 30`,
     ),
     index("services_clinic_name_idx").on(t.clinicId, t.name, t.id),
     index("services_clinic_provider_idx").on(t.clinicId, t.providerId),

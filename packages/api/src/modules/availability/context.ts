@@ -7,6 +7,7 @@ import { LRUCache } from "lru-cache";
 import { z } from "zod";
 import { type Db, callClinicJsonFunction, memberStatuses } from "@clinic/db";
 import { notFound } from "../../errors.ts";
+import { storedQuestions } from "../../schemas/questions.ts";
 import { type LoadedSchedule, buildSchedule } from "./schedule.ts";
 import type { Candidate, ServiceInfo } from "./service.ts";
 
@@ -45,6 +46,7 @@ const answerSchema = z.union([
       booking_horizon_days: z.number().nullable(),
       capacity: z.number(),
       required_resource_kinds: z.array(z.string()),
+      questions: storedQuestions,
     }),
     /** True when the candidates and hours are the ones the request said it knows (then null). */
     known: z.boolean(),
@@ -288,6 +290,7 @@ export async function readScheduleContext(
     bookingHorizonDays: s.booking_horizon_days,
     capacity: s.capacity,
     requiredResourceKinds: s.required_resource_kinds,
+    questions: s.questions,
   };
   const a = answer.appointment;
   const appointment: CurrentAppointment | null = a

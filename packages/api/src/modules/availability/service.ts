@@ -3,6 +3,7 @@ import { and, asc, eq, isNull } from "drizzle-orm";
 import { type MemberStatus, clinicMembers, type Db, services } from "@clinic/db";
 import type { SlotRules } from "../../domain/slots.ts";
 import { DomainError, notFound } from "../../errors.ts";
+import { type Question, storedQuestions } from "../../schemas/questions.ts";
 
 /** The service fields availability depends on. */
 export interface ServiceInfo {
@@ -20,6 +21,8 @@ export interface ServiceInfo {
   capacity: number;
   /** Kinds of resources a booking needs one of each (§14). */
   requiredResourceKinds: string[];
+  /** What a booking asks the patient (§19); the booking checks its answers against these. */
+  questions: Question[];
 }
 
 const serviceInfoColumns = {
@@ -35,6 +38,7 @@ const serviceInfoColumns = {
   bookingHorizonDays: services.bookingHorizonDays,
   capacity: services.capacity,
   requiredResourceKinds: services.requiredResourceKinds,
+  questions: services.questions,
 };
 
 /** The slot engine's rules of a service. */
@@ -56,7 +60,7 @@ export async function loadService(db: Db, clinicId: string, serviceId: string): 
     .from(services)
     .where(and(eq(services.clinicId, clinicId), eq(services.id, serviceId), isNull(services.deletedAt)));
   if (!row) throw notFound("service");
-  return row;
+  return { ...row, questions: storedQuestions.parse(row.questions) };
 }
 
 /** Loads a service of the clinic that is not deleted; 404 otherwise, 422 when inactive. */

@@ -10,6 +10,7 @@ import {
 } from "@clinic/db";
 import { DomainError, forbidden, notFound } from "../../errors.ts";
 import { keyset } from "../../pagination.ts";
+import { answersOutput } from "../../schemas/questions.ts";
 import { instantOutput } from "../../schemas/wire.ts";
 
 /** An appointment as the API shows it. */
@@ -52,6 +53,11 @@ export const appointmentOutput = z.object({
   series_id: z.string().nullable(),
   /** The rooms and equipment it holds, as they were when booked (§14). */
   resources: z.array(z.object({ id: z.string(), name: z.string(), kind: z.string() })),
+  /**
+   * The service's questions as asked and answered at booking (§19): shown to staff, the provider and
+   * the patient; never in events, webhook payloads (unless the webhook opts in), feeds or messages.
+   */
+  answers: answersOutput,
 });
 export type AppointmentView = z.infer<typeof appointmentOutput>;
 
@@ -82,6 +88,7 @@ export const appointmentColumns = {
   bookedByUserId: appointments.bookedByUserId,
   seriesId: appointments.seriesId,
   resources: appointments.resources,
+  answers: appointments.answers,
   /** Not shown: the iCalendar SEQUENCE of the appointment in calendar feeds. */
   revision: appointments.revision,
 };
@@ -124,6 +131,7 @@ export const toAppointment = (row: AppointmentRow): AppointmentView => ({
   booked_by_user_id: row.bookedByUserId,
   series_id: row.seriesId,
   resources: row.resources,
+  answers: row.answers,
 });
 
 /** Appointments are listed by start, then id. */

@@ -1,8 +1,9 @@
-import type { Db } from "@clinic/db";
+import type { BookingAnswer, Db } from "@clinic/db";
 import { localDateOf } from "../../domain/timezone.ts";
 import { DomainError, notFound, validationFailed } from "../../errors.ts";
 import { type Candidate, type ScheduleContext, type ServiceInfo, assertCandidate } from "../availability/index.ts";
 import type { RateLimit } from "../ratelimit/index.ts";
+import { checkAnswers } from "../../schemas/questions.ts";
 import type { AppointmentView } from "./appointments.ts";
 import { freeAt, readStartContext, replayOrRefuse, resourcesWanted, scheduleOf, write } from "./clinicFunctions.ts";
 import { requestHash } from "./idempotency.ts";
@@ -23,6 +24,12 @@ export interface BookingRequest {
   providerId?: string | undefined;
   patient: PatientInput;
   notes?: string | undefined;
+  /**
+   * `{key: value}` answering the service's questions (§19), checked by checkAnswers against them as
+   * the booking's read finds them. A hold (T2, T3, a waitlist offer) asks nothing: its answers are
+   * given when it is booked with hold_id; a guest's hold (O4) is the booking, so it is checked.
+   */
+  answers?: Record<string, unknown> | undefined;
   idempotencyKey?: string | undefined;
   /** The registered patient it is for (a patient booking for themselves, or staff for them). */
   patientUserId?: string | undefined;
@@ -49,6 +56,8 @@ export interface BookingRequest {
    * guest_holds_max (docs/manage-links.md#guest-holds).
    */
   guestAddress?: string | undefined;
+  /** L2: the guest's hold is booked with the answers it was given at O4 (none are asked again). */
+  keepHeldAnswers?: boolean | undefined;
 }
 
 /** The time a booking occupies its provider: its own, widened by its service's buffers. */
@@ -134,6 +143,7 @@ export async function bookAppointment(
             request.patient.phone_e164 ?? null,
             request.notes ?? null,
             request.patientUserId ?? null,
+            request.answers ?? null,
           ]),
         };
   const common = {
@@ -159,6 +169,7 @@ export async function bookAppointment(
   for (let attempt = 0; attempt < 3; attempt++) {
     let context: ScheduleContext;
     let order: string[];
+    let answers: BookingAnswer[] | undefined;
     try {
       // A read again after a schedule change is the same request: it is counted once.
       context = await readStartContext(
@@ -167,6 +178,7 @@ export async function bookAppointment(
         now,
       );
       order = freeInRankOrder(context, request, now);
+      answers = answersOfBooking(context, request);
     } catch (error) {
       if (error instanceof DomainError && idem !== null && error.domainCode !== "RATE_LIMITED")
         return replayOrRefuse(db, fn, request.clinicId, request.userId, idem, error);
@@ -177,6 +189,7 @@ export async function bookAppointment(
       service_id: context.service.id,
       ...occupancyFields(request.start, context.service),
       candidates: order,
+      ...(answers === undefined ? {} : { answers }),
       resources: resourcesWanted(context, request.start),
       schedule: scheduleOf(context, request.clinicId, order),
     });
@@ -201,9 +214,11 @@ async function bookHold(
 ): Promise<{ appointment: AppointmentView; replayed: boolean }> {
   const fn = "clinic_book_appointment";
   let hold: ScheduleContext["appointment"];
+  let answers: BookingAnswer[] | undefined;
   try {
     const date = localDateOf(request.start.getTime(), request.timeZone);
-    ({ appointment: hold } = await readStartContext(
+    let service: ScheduleContext["service"];
+    ({ appointment: hold, service } = await readStartContext(
       db,
       // A hold gone before the read (released, or removed when its time was booked after it
       // expired) is the same 404 as one the write finds gone: "hold not found".
@@ -213,6 +228,7 @@ async function bookHold(
     if (hold?.status !== "held" || hold.bookedByUserId !== request.userId) throw notFound("hold");
     if (request.providerId !== undefined && request.providerId !== hold.providerId)
       throw validationFailed("provider_id", "must be the hold's provider");
+    answers = answersOfBooking({ service }, request);
   } catch (error) {
     if (error instanceof DomainError && idem !== null && error.domainCode !== "RATE_LIMITED")
       return replayOrRefuse(db, fn, request.clinicId, request.userId, idem, error);
@@ -221,6 +237,7 @@ async function bookHold(
   const answer = await write(db, fn, request.clinicId, {
     ...common,
     hold_id: holdId,
+    ...(answers === undefined ? {} : { answers }),
     service_id: request.serviceId,
     start: request.start.toISOString(),
     candidates: [],
@@ -243,6 +260,24 @@ function freeInRankOrder(context: ScheduleContext, request: BookingRequest, now:
     );
   }
   return rankFree(candidates, free, (id) => context.dayLoad[id] ?? 0);
+}
+
+/**
+ * The answers a booking stores (§19), checked against the service's questions as the read found
+ * them; undefined when this write asks nothing: a hold (T2, T3, a waitlist offer; its answers come
+ * when it is booked with hold_id) and a guest's hold confirmed by its link (L2 keeps the O4 answers).
+ */
+function answersOfBooking(
+  context: Pick<ScheduleContext, "service">,
+  request: BookingRequest,
+): BookingAnswer[] | undefined {
+  if (request.keepHeldAnswers === true) return undefined;
+  if (request.kind === "hold" && request.guestAddress === undefined) {
+    if (request.answers !== undefined && Object.keys(request.answers).length > 0)
+      throw validationFailed("answers", "a hold takes no answers: give them when you book it with hold_id");
+    return undefined;
+  }
+  return checkAnswers(context.service.questions, request.answers);
 }
 
 const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);

@@ -4,6 +4,7 @@ import { DomainError, notFound, returnedRow } from "../../errors.ts";
 import { type Change, recordChanges } from "../events/index.ts";
 import { invalidateAvailability } from "../availability/index.ts";
 import { requireProvider } from "../members/index.ts";
+import type { Question } from "../../schemas/questions.ts";
 import {
   type ServiceRow,
   type ServiceView,
@@ -82,6 +83,8 @@ export interface ServiceRules {
 
 export interface NewService extends ServiceRules {
   name: string;
+  /** What a booking of it asks (§19), checked by questionsInput; default none. */
+  questions?: Question[] | undefined;
   duration_min: number;
   price?: string | null | undefined;
   provider_id?: string | null | undefined;
@@ -101,6 +104,7 @@ const plainFields = {
   requires_confirmation: "requiresConfirmation",
   capacity: "capacity",
   required_resource_kinds: "requiredResourceKinds",
+  questions: "questions",
 } as const satisfies Record<string, keyof typeof services.$inferSelect>;
 type PlainField = keyof typeof plainFields;
 const ruleFields: readonly PlainField[] = [
@@ -113,10 +117,23 @@ const ruleFields: readonly PlainField[] = [
   "required_resource_kinds",
 ];
 
-/** Equal stored values: scalars by identity, arrays (required_resource_kinds) element by element. */
+/**
+ * Equal stored values: scalars by identity, arrays (required_resource_kinds, questions) element by
+ * element, a question by its JSON (its keys are always written in one order, by questionsInput).
+ */
 function sameValue(a: unknown, b: unknown): boolean {
-  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((item, i) => item === b[i]);
+  if (Array.isArray(a) && Array.isArray(b))
+    return (
+      a.length === b.length &&
+      a.every((item, i) => item === b[i] || JSON.stringify(sortedKeys(item)) === JSON.stringify(sortedKeys(b[i])))
+    );
   return a === b;
+}
+
+/** An object with its keys sorted (jsonb gives them back in its own order). */
+function sortedKeys(value: unknown): unknown {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return value;
+  return Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
 /** Fields whose change changes what availability returns. */
@@ -147,6 +164,7 @@ export async function createService(db: Db, clinicId: string, actor: Actor, inpu
           requiresConfirmation: input.requires_confirmation,
           capacity: input.capacity,
           requiredResourceKinds: input.required_resource_kinds,
+          questions: input.questions,
         })
         .returning({ id: services.id }),
       "service",
@@ -160,6 +178,7 @@ export async function createService(db: Db, clinicId: string, actor: Actor, inpu
       ...(providerId !== null ? ["provider_id"] : []),
       "is_active",
       ...ruleFields.filter((field) => input[field] !== undefined),
+      ...(input.questions !== undefined && input.questions.length > 0 ? ["questions"] : []),
     ];
     await invalidateAvailability(tx, clinicId, [clinicId]);
     const created = await getService(tx, clinicId, row.id);
@@ -177,6 +196,8 @@ export async function createService(db: Db, clinicId: string, actor: Actor, inpu
 
 export interface ServicePatch extends ServiceRules {
   name?: string | undefined;
+  /** Replaces the questions; appointments keep the answers as they were asked. */
+  questions?: Question[] | undefined;
   duration_min?: number | undefined;
   price?: string | null | undefined;
   provider_id?: string | null | undefined;

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { type Db, clinicMembers, services } from "@clinic/db";
 import { notFound } from "../../errors.ts";
 import { keyset } from "../../pagination.ts";
+import { questionOutput, storedQuestions } from "../../schemas/questions.ts";
 import { instantOutput } from "../../schemas/wire.ts";
 
 /** A service as the API shows it. */
@@ -31,6 +32,8 @@ export const serviceOutput = z.object({
   capacity: z.number().int(),
   /** Kinds of resources a booking needs, one of each (§14); [] = none. */
   required_resource_kinds: z.array(z.string()),
+  /** What a booking of it asks the patient (§19); [] = nothing. */
+  questions: z.array(questionOutput),
   created_at: instantOutput,
   updated_at: instantOutput,
 });
@@ -54,6 +57,7 @@ export const serviceColumns = {
   requiresConfirmation: services.requiresConfirmation,
   capacity: services.capacity,
   requiredResourceKinds: services.requiredResourceKinds,
+  questions: services.questions,
   createdAt: services.createdAt,
   updatedAt: services.updatedAt,
 };
@@ -88,6 +92,7 @@ export const toService = (row: ServiceRow): ServiceView => ({
   requires_confirmation: row.requiresConfirmation,
   capacity: row.capacity,
   required_resource_kinds: row.requiredResourceKinds,
+  questions: storedQuestions.parse(row.questions),
   created_at: row.createdAt,
   updated_at: row.updatedAt,
 });

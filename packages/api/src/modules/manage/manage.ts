@@ -142,6 +142,7 @@ export async function confirmManaged(db: Db, token: string, now: Date, rateLimit
         start: appointment.start,
         providerId: appointment.provider_id,
         holdId: appointment.id,
+        keepHeldAnswers: true,
         patient: {
           name: appointment.patient.name,
           email: appointment.patient.email ?? undefined,

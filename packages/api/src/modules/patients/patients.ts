@@ -36,6 +36,7 @@ export const onlineServiceOutput = serviceOutput.pick({
   price: true,
   provider_id: true,
   provider_name: true,
+  questions: true,
 });
 export type OnlineServiceView = z.infer<typeof onlineServiceOutput>;
 
@@ -45,8 +46,8 @@ export async function onlineServices(db: Db, clinicId: string): Promise<OnlineSe
     .where(eq(services.isActive, true))
     .orderBy(asc(services.name), asc(services.id));
   return rows.map((row) => {
-    const { id, name, duration_min, price, provider_id, provider_name } = toService(row);
-    return { id, name, duration_min, price, provider_id, provider_name };
+    const { id, name, duration_min, price, provider_id, provider_name, questions } = toService(row);
+    return { id, name, duration_min, price, provider_id, provider_name, questions };
   });
 }
 

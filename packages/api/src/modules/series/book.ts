@@ -2,13 +2,14 @@
 // occurrence checked by the slot engine like B1, then one write that books them all in one
 // transaction (clinic_book_series, drizzle/0011_series_groups.sql; docs/series.md).
 import { z } from "zod";
-import type { Db, SeriesMode } from "@clinic/db";
+import type { BookingAnswer, Db, SeriesMode } from "@clinic/db";
 import { expandRrule, parseRrule } from "../../domain/rrule.ts";
 import { dayLoadKey, localDayLoad } from "../../domain/dayLoad.ts";
 import { explainStart } from "../../domain/slots.ts";
 import { formatLocal, localDateOf } from "../../domain/timezone.ts";
 import { domainCodes } from "../../errorCodes.ts";
 import { DomainError, validationFailed } from "../../errors.ts";
+import { checkAnswers } from "../../schemas/questions.ts";
 import { type ScheduleContext, assertCandidate, readScheduleContext, reasonDetail } from "../availability/index.ts";
 import {
   type PatientInput,
@@ -43,6 +44,8 @@ export interface SeriesRequest {
   patient: PatientInput;
   patientUserId?: string | undefined;
   notes?: string | undefined;
+  /** `{key: value}` answering the service's questions (§19), once for every occurrence. */
+  answers?: Record<string, unknown> | undefined;
   mode: SeriesMode;
   dryRun: boolean;
   idempotencyKey?: string | undefined;
@@ -117,6 +120,7 @@ export async function bookSeries(
             request.patient.phone_e164 ?? null,
             request.notes ?? null,
             request.patientUserId ?? null,
+            request.answers ?? null,
           ]),
         };
   const seriesOf = (context: ScheduleContext) => ({
@@ -134,8 +138,10 @@ export async function bookSeries(
   for (let attempt = 0; attempt < 3; attempt++) {
     let context: ScheduleContext;
     let checked: Checked[];
+    let answers: BookingAnswer[];
     try {
       context = await readRange(db, request, starts, attempt === 0 ? request.rateLimit : undefined, now);
+      answers = checkAnswers(context.service.questions, request.answers);
       checked = checkAll(context, request, starts, now);
     } catch (error) {
       if (error instanceof DomainError && idem !== null && error.domainCode !== "RATE_LIMITED")
@@ -162,6 +168,7 @@ export async function bookSeries(
       idem,
       now: now.toISOString(),
       series: seriesOf(context),
+      answers,
       skipped: conflicts.map((c) => ({ ...c, start: c.start.toISOString() })),
       schedule: scheduleOf(
         context,

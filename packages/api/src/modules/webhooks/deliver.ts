@@ -1,5 +1,13 @@
 import { and, eq, sql } from "drizzle-orm";
-import { type Db, type DeliveryStatus, events, webhookDeliveries, webhooks } from "@clinic/db";
+import {
+  type BookingAnswer,
+  type Db,
+  type DeliveryStatus,
+  appointments,
+  events,
+  webhookDeliveries,
+  webhooks,
+} from "@clinic/db";
 import { type RecordedEvent, eventJson, toEvent } from "../events/index.ts";
 import { type PostResult, postJson } from "./outbound.ts";
 import { type DeliveryJob, scheduleAttempt, signedHeaders } from "./webhooks.ts";
@@ -33,6 +41,9 @@ interface DeliveryToSend {
   url: string;
   secret: string;
   active: boolean;
+  includeAnswers: boolean;
+  /** The appointment's answers, for a webhook that opted in and an appointment event (§19). */
+  answers?: BookingAnswer[] | undefined;
 }
 
 /** An attempt's outcome to record: the delivery's new status and what the receiver answered. */
@@ -93,6 +104,7 @@ async function readDeliveries(db: Db, clinicId: string, ids: readonly string[]):
       url: webhooks.url,
       secret: webhooks.secret,
       active: webhooks.active,
+      includeAnswers: webhooks.includeAnswers,
     })
     .from(webhookDeliveries)
     .innerJoin(
@@ -103,7 +115,38 @@ async function readDeliveries(db: Db, clinicId: string, ids: readonly string[]):
     .where(
       and(eq(webhookDeliveries.clinicId, clinicId), sql`${webhookDeliveries.id} = any (${sql.param(ids)}::uuid[])`),
     );
-  return new Map(rows.map((row) => [row.delivery.id, row]));
+  const answers = await answersFor(db, clinicId, rows);
+  return new Map(
+    rows.map((row) => {
+      const id = row.includeAnswers ? appointmentIdOf(row.event) : undefined;
+      return [row.delivery.id, { ...row, answers: id === undefined ? undefined : answers.get(id) }];
+    }),
+  );
+}
+
+/** The appointment an event is about, when it is an appointment event (its data is the appointment). */
+function appointmentIdOf(event: typeof events.$inferSelect | null): string | undefined {
+  if (!event?.type.startsWith("appointment.")) return undefined;
+  const id = (event.data as { id?: unknown }).id;
+  return typeof id === "string" ? id : undefined;
+}
+
+/**
+ * The answers of the appointments that the deliveries of opted-in webhooks are about (§19), as the
+ * appointment holds them when the delivery is sent: one read, by primary key, only when one opted in.
+ */
+async function answersFor(
+  db: Db,
+  clinicId: string,
+  rows: readonly { includeAnswers: boolean; event: typeof events.$inferSelect | null }[],
+): Promise<Map<string, BookingAnswer[]>> {
+  const ids = [...new Set(rows.flatMap((row) => (row.includeAnswers ? (appointmentIdOf(row.event) ?? []) : [])))];
+  if (ids.length === 0) return new Map();
+  const found = await db
+    .select({ id: appointments.id, answers: appointments.answers })
+    .from(appointments)
+    .where(and(eq(appointments.clinicId, clinicId), sql`${appointments.id} = any (${sql.param(ids)}::uuid[])`));
+  return new Map(found.map((row) => [row.id, row.answers]));
 }
 
 /**
@@ -119,7 +162,7 @@ async function attempt(
 ): Promise<Outcome | undefined> {
   if (!row || row.delivery.status !== "pending" || row.delivery.attempts !== job.attempt) return undefined;
   if (!row.active) return { job, result: { error: "the webhook is paused" }, status: "failed" };
-  const body = deliveryBody(row.delivery, row.event);
+  const body = deliveryBody(row.delivery, row.event, row.answers);
   if (body === undefined) return { job, result: { error: "the event no longer exists" }, status: "failed" };
   // Wall-clock time, always: receivers check the signed timestamp against their own clock.
   const sentAt = new Date();
@@ -164,8 +207,12 @@ async function recordOutcomes(db: Db, clinicId: string, outcomes: readonly Outco
 function deliveryBody(
   delivery: typeof webhookDeliveries.$inferSelect,
   event: typeof events.$inferSelect | null,
+  answers: BookingAnswer[] | undefined,
 ): string | undefined {
-  if (event) return eventJson(toEvent(event));
+  if (event) {
+    const recorded = toEvent(event);
+    return eventJson(answers === undefined ? recorded : { ...recorded, data: { ...recorded.data, answers } });
+  }
   if (delivery.data === null) return undefined;
   return eventJson({
     id: delivery.eventId,

@@ -17,6 +17,8 @@ export const webhookOutput = z.object({
   event_types: z.array(z.string()),
   description: z.string().nullable(),
   active: z.boolean(),
+  /** Appointment events carry the appointment's `answers` (§19); false: never. */
+  include_answers: z.boolean(),
   created_at: instantOutput,
   updated_at: instantOutput,
 });
@@ -36,6 +38,7 @@ const toWebhook = (row: WebhookRow): WebhookView => ({
   event_types: row.eventTypes,
   description: row.description,
   active: row.active,
+  include_answers: row.includeAnswers,
   created_at: row.createdAt,
   updated_at: row.updatedAt,
 });
@@ -51,7 +54,12 @@ const ownWebhook = (clinicId: string, id: string) => and(eq(webhooks.clinicId, c
 export async function createWebhook(
   db: Db,
   clinicId: string,
-  input: { url: string; eventTypes: string[]; description?: string | undefined },
+  input: {
+    url: string;
+    eventTypes: string[];
+    description?: string | undefined;
+    includeAnswers?: boolean | undefined;
+  },
   settings: WebhookSettings,
 ): Promise<z.infer<typeof createdWebhookOutput>> {
   const url = await assertSafeWebhookUrl(input.url, settings.allowPrivate);
@@ -64,6 +72,7 @@ export async function createWebhook(
         url: url.toString(),
         eventTypes: [...new Set(input.eventTypes)],
         description: input.description ?? null,
+        includeAnswers: input.includeAnswers ?? false,
         secret,
       })
       .returning(),
@@ -90,6 +99,7 @@ export async function updateWebhook(
     eventTypes?: string[] | undefined;
     description?: string | null | undefined;
     active?: boolean | undefined;
+    includeAnswers?: boolean | undefined;
   },
   settings: WebhookSettings,
 ): Promise<WebhookView> {
@@ -100,6 +110,7 @@ export async function updateWebhook(
     eventTypes: patch.eventTypes ? [...new Set(patch.eventTypes)] : undefined,
     description: patch.description,
     active: patch.active,
+    includeAnswers: patch.includeAnswers,
   };
   // An empty PATCH changes nothing and writes nothing, so updated_at stays (an empty SET is no SQL).
   const unchanged = Object.values(set).every((value) => value === undefined);

@@ -14,6 +14,7 @@ export interface BookingTargetInput {
   notes?: string | undefined;
   idempotency_key?: string | undefined;
   hold_id?: string | undefined;
+  answers?: Record<string, unknown> | undefined;
 }
 
 /** Books `input` in the authorised clinic for the patient `who` names; answers the appointment (a replay answers the same one). */
@@ -34,6 +35,7 @@ export async function bookFor(
       notes: input.notes,
       idempotencyKey: input.idempotency_key,
       holdId: input.hold_id,
+      answers: input.answers,
       rateLimit: bookingWritesOf(ctx),
       ...who,
     },
@@ -80,6 +82,7 @@ export async function bookAsGuest(
       start: input.start,
       providerId: input.provider_id,
       notes: input.notes,
+      answers: input.answers,
       patient: { name: input.patient.name, email, phone_e164: input.patient.phone_e164 },
       patientBooking: true,
       kind: "hold",
