@@ -61,6 +61,16 @@ export const appointmentOutput = z.object({
 });
 export type AppointmentView = z.infer<typeof appointmentOutput>;
 
+/**
+ * An appointment as events carry it, and with them webhook payloads and e-mails: without its
+ * answers (§19; the SQL writers' twin is clinic_appointment_json). Every TypeScript writer of an
+ * appointment event passes its appointment through this.
+ */
+export function eventAppointment(view: AppointmentView): Omit<AppointmentView, "answers"> {
+  const { answers: _answers, ...shown } = view;
+  return shown;
+}
+
 /** The one column list of an appointment: its row plus the service's and provider's names. */
 export const appointmentColumns = {
   id: appointments.id,

@@ -4,7 +4,13 @@ import { appointments, type Db } from "@clinic/db";
 import { invalidateAvailability } from "../availability/index.ts";
 import { DomainError } from "../../errors.ts";
 import { recordChanges } from "../events/index.ts";
-import { type AppointmentActor, type AppointmentView, getAppointment, lockAppointment } from "./appointments.ts";
+import {
+  type AppointmentActor,
+  type AppointmentView,
+  eventAppointment,
+  getAppointment,
+  lockAppointment,
+} from "./appointments.ts";
 import { syncProviderBusy } from "./busy.ts";
 import { dropReminders } from "./reminders.ts";
 
@@ -43,7 +49,7 @@ export async function cancelAppointment(
     await invalidateAvailability(tx, clinicId, [row.providerId], { schedule: false });
     await dropReminders(tx, clinicId, id);
     const canceled = await getAppointment(tx, clinicId, id);
-    await recordChanges(tx, clinicId, [{ type: "appointment.canceled", data: canceled }]);
+    await recordChanges(tx, clinicId, [{ type: "appointment.canceled", data: eventAppointment(canceled) }]);
     return canceled;
   });
 }

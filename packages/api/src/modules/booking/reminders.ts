@@ -1,7 +1,7 @@
 // Appointment reminders: scheduled jobs that record appointment.reminder events (docs/events.md#reminders).
 import { and, eq } from "drizzle-orm";
 import { appointmentReminders, appointments, type Db } from "@clinic/db";
-import { getAppointment } from "./appointments.ts";
+import { eventAppointment, getAppointment } from "./appointments.ts";
 import { recordChanges } from "../events/index.ts";
 import { cancelJobs } from "../jobs/index.ts";
 
@@ -63,7 +63,7 @@ export async function runReminder(db: Db, job: ReminderJob): Promise<void> {
     if (due) {
       const appointment = await getAppointment(tx, job.clinicId, job.appointmentId);
       await recordChanges(tx, job.clinicId, [
-        { type: "appointment.reminder", data: { ...appointment, offset_min: job.offsetMin } },
+        { type: "appointment.reminder", data: { ...eventAppointment(appointment), offset_min: job.offsetMin } },
       ]);
     }
     await tx
