@@ -90,6 +90,8 @@ describe("FHIR R4 facade: metadata, reads and searches", () => {
         "Organization",
         "Practitioner",
         "PractitionerRole",
+        "Questionnaire",
+        "QuestionnaireResponse",
         "Schedule",
         "Slot",
       ].sort(),

@@ -3,10 +3,22 @@
 // is a 400 OperationOutcome naming the element, never a TypeError answered as 500.
 import { z } from "zod";
 import { DomainError } from "@clinic/api";
+import { expressionKey } from "./outcome.ts";
 
 /** 400 VALIDATION_FAILED naming the one parameter or element that is wrong (said once: docs/fhir.md#errors). */
 export function invalid(parameter: string, message: string): DomainError {
   return new DomainError("VALIDATION_FAILED", `${parameter}: ${message}`, { errors: [{ path: parameter, message }] });
+}
+
+/**
+ * 400 VALIDATION_FAILED as `invalid`, also naming the element at fault as a FHIRPath expression
+ * (OperationOutcome.issue.expression), e.g. `Parameters.parameter[2].resource.item[0]`.
+ */
+export function invalidAt(parameter: string, message: string, expression: string): DomainError {
+  return new DomainError("VALIDATION_FAILED", `${parameter}: ${message}`, {
+    errors: [{ path: parameter, message }],
+    extra: { [expressionKey]: [expression] },
+  });
 }
 
 /** A value as an error message may quote it: JSON, cut short. */
@@ -58,7 +70,7 @@ export const parametersInput = z.object({
 export type ParametersInput = z.infer<typeof parametersInput>;
 
 /** A zod issue's path as FHIRPath-like text: `Appointment.participant[0].actor.reference`. */
-function pathText(root: string, path: readonly PropertyKey[]): string {
+export function pathText(root: string, path: readonly PropertyKey[]): string {
   return path.reduce<string>(
     (text, key) => (typeof key === "number" ? `${text}[${String(key)}]` : `${text}.${String(key)}`),
     root,

@@ -28,6 +28,15 @@ export const serviceSystem = "urn:clinic-scheduling:service";
 export const appointmentIdentifierSystem = "urn:clinic-scheduling:appointment";
 export const heldUntilExtension = "urn:clinic-scheduling:fhir:StructureDefinition/held-until";
 export const timezoneExtension = "urn:clinic-scheduling:fhir:StructureDefinition/timezone";
+/** On a HealthcareService whose service asks questions: its Questionnaire's canonical URL (§19). */
+export const questionnaireExtension = "urn:clinic-scheduling:fhir:StructureDefinition/questionnaire";
+
+/**
+ * The canonical URL of a service's Questionnaire (docs/fhir.md#questionnaires): where it is read,
+ * `{base}/Questionnaire/{id}`, its id the HealthcareService's.
+ */
+export const questionnaireUrl = (base: string, clinicId: string, serviceId: string): string =>
+  `${base}/Questionnaire/${pairId(clinicId, serviceId)}`;
 
 /** A version id and last-updated time from the record's `updated_at` (the ETag is the version id). */
 export function metaOf(updatedAt: Date): Meta & { versionId: string } {
@@ -118,11 +127,14 @@ export function toPractitionerRole(clinic: ClinicView, provider: ProviderView): 
   };
 }
 
-export function toHealthcareService(clinic: ClinicView, service: ServiceView): HealthcareService {
+export function toHealthcareService(clinic: ClinicView, service: ServiceView, base: string): HealthcareService {
   return {
     resourceType: "HealthcareService",
     id: pairId(clinic.id, service.id),
     meta: metaOf(service.updated_at),
+    ...(service.questions.length > 0
+      ? { extension: [{ url: questionnaireExtension, valueCanonical: questionnaireUrl(base, clinic.id, service.id) }] }
+      : {}),
     active: service.is_active,
     providedBy: organizationRef(clinic),
     location: [locationRef(clinic)],
@@ -199,6 +211,10 @@ export function toAppointment(appointment: AppointmentView): Appointment {
       { actor: ref("Location", clinicId), status: "accepted" },
       ...(patient ? [{ ...patient, status: "accepted" as const }] : []),
     ],
+    // Its answers (§19), read as GET /QuestionnaireResponse/{the Appointment's id}.
+    ...(appointment.answers.length > 0
+      ? { supportingInformation: [{ reference: `QuestionnaireResponse/${pairId(clinicId, appointment.id)}` }] }
+      : {}),
   };
 }
 

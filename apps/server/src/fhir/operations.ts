@@ -15,8 +15,16 @@ import {
   parametersInput,
   parseInput,
 } from "./input.ts";
-import { type AppointmentView, ourStatusOf, serviceSystem, toAppointment, toProposedAppointment } from "./mapping.ts";
+import {
+  type AppointmentView,
+  type ServiceView,
+  ourStatusOf,
+  serviceSystem,
+  toAppointment,
+  toProposedAppointment,
+} from "./mapping.ts";
 import { inServedYears } from "./params.ts";
+import { answersErrorOf, answersOfResponse, givenResponse, responsePart } from "./questionnaires.ts";
 import type { Caller } from "./scope.ts";
 import { allServices, serviceOfPrefix, slotsOf } from "./slots.ts";
 
@@ -204,7 +212,7 @@ async function targetOf(caller: Caller, appointment: AppointmentInput) {
   const services = await allServices(caller, key.clinicId, false);
   const service = serviceOfPrefix(services, key.servicePrefix);
   if (!service) throw new DomainError("NOT_FOUND", `${reference.slice(0, 100)} not found`);
-  return { clinicId: key.clinicId, providerId: key.providerId, serviceId: service.id, start: key.start };
+  return { clinicId: key.clinicId, providerId: key.providerId, serviceId: service.id, service, start: key.start };
 }
 
 /** An operation's answer: the Appointment, and whether it is to be answered as a Bundle (IHE's parts). */
@@ -219,8 +227,11 @@ export async function holdAppointment(
   body: unknown,
   idempotencyKey: string | undefined,
 ): Promise<OperationAnswer> {
-  const { appointment, form } = await appointmentOf(caller, body);
+  const { appointment, form, parameters } = await appointmentOf(caller, body);
   if (appointment.status !== "proposed") throw invalid("status", "$hold takes a proposed Appointment");
+  if (givenResponse(parameters) !== undefined) {
+    throw invalid(responsePart, "a hold takes no answers: give them when you $book it");
+  }
   const target = await targetOf(caller, appointment);
   const held = await caller.appointments.hold({
     clinic_id: target.clinicId,
@@ -286,9 +297,24 @@ export async function bookAppointment(
     throw invalid("status", "$book takes a proposed or a held (pending) Appointment");
   }
   const patient = patientOf(appointment, parameters);
+  // The answers (§19): the part's shape is checked before anything is read or booked.
+  const response = givenResponse(parameters);
   const notes = appointment.comment === undefined ? {} : { notes: appointment.comment };
   const who = { patient: { name: patient.name }, ...(patient.userId ? { patient_user_id: patient.userId } : {}) };
   const key = idempotencyKey === undefined ? {} : { idempotency_key: idempotencyKey };
+  /** Books with the answers; the procedure's refusal of them is told of the questionnaire-response. */
+  const book = async (
+    input: Omit<Parameters<Caller["appointments"]["book"]>[0], "answers">,
+    service: () => Promise<ServiceView>,
+  ) => {
+    const answers =
+      response === undefined ? {} : { answers: answersOfResponse(response, input.clinic_id, await service()) };
+    try {
+      return toAppointment(await caller.appointments.book({ ...input, ...answers }));
+    } catch (error) {
+      throw answersErrorOf(error, response, parameters !== undefined);
+    }
+  };
   if (appointment.status === "pending") {
     // A hold of ours: its id names it, and its service and start must be the hold's.
     const hold = appointment.id === undefined ? undefined : parsePairId(appointment.id);
@@ -297,28 +323,35 @@ export async function bookAppointment(
     if (code === undefined || appointment.start === undefined) {
       throw invalid("serviceType", "a held Appointment needs its serviceType and start");
     }
-    const booked = await caller.appointments.book({
-      clinic_id: hold.clinicId,
-      service_id: serviceCode(code, "serviceType"),
-      start: instantOf(appointment.start, "start").toISOString(),
-      hold_id: hold.localId,
+    const serviceId = serviceCode(code, "serviceType");
+    const booked = await book(
+      {
+        clinic_id: hold.clinicId,
+        service_id: serviceId,
+        start: instantOf(appointment.start, "start").toISOString(),
+        hold_id: hold.localId,
+        ...who,
+        ...notes,
+        ...key,
+      },
+      () => caller.services.get({ clinic_id: hold.clinicId, id: serviceId }),
+    );
+    return { appointment: booked, asBundle };
+  }
+  const target = await targetOf(caller, appointment);
+  const booked = await book(
+    {
+      clinic_id: target.clinicId,
+      service_id: target.serviceId,
+      start: target.start.toISOString(),
+      provider_id: target.providerId,
       ...who,
       ...notes,
       ...key,
-    });
-    return { appointment: toAppointment(booked), asBundle };
-  }
-  const target = await targetOf(caller, appointment);
-  const booked = await caller.appointments.book({
-    clinic_id: target.clinicId,
-    service_id: target.serviceId,
-    start: target.start.toISOString(),
-    provider_id: target.providerId,
-    ...who,
-    ...notes,
-    ...key,
-  });
-  return { appointment: toAppointment(booked), asBundle };
+    },
+    () => Promise.resolve(target.service),
+  );
+  return { appointment: booked, asBundle };
 }
 
 /** The version an If-Match names (`W/"<versionId>"`, `"<versionId>"` or bare), as our updated_at. */

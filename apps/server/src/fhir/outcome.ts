@@ -43,13 +43,21 @@ export function diagnosticsOf(message: string, errors: readonly FieldError[] = [
  * Text a FHIR string may hold: no control characters but tab and line breaks (R4's string is
  * `[\r\n\t\u0020-\uFFFF]+`), which diagnostics quoting a request's input could otherwise carry.
  */
-function fhirString(text: string): string {
+export function fhirString(text: string): string {
   // eslint-disable-next-line no-control-regex -- finding control characters is the point
   return text.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, "\uFFFD");
 }
 
-/** An OperationOutcome carrying our §2 code in issue[].details.text. */
-export function operationOutcome(status: number, code: string, text: string): OperationOutcome {
+/**
+ * An OperationOutcome carrying our §2 code in issue[].details.text, and, where the facade knows
+ * it, the FHIRPath of the element at fault in `expression` (a questionnaire-response's items).
+ */
+export function operationOutcome(
+  status: number,
+  code: string,
+  text: string,
+  expression: readonly string[] = [],
+): OperationOutcome {
   const diagnostics = fhirString(text).trim();
   return {
     resourceType: "OperationOutcome",
@@ -59,15 +67,31 @@ export function operationOutcome(status: number, code: string, text: string): Op
         code: issueCodeOf(status),
         details: { text: code },
         ...(diagnostics === "" ? {} : { diagnostics }),
+        ...(expression.length > 0 ? { expression: expression.map(fhirString) } : {}),
       },
     ],
   };
 }
 
 /** Sends an OperationOutcome as the answer. */
-export function sendOutcome(reply: FastifyReply, status: number, code: string, diagnostics: string) {
+export function sendOutcome(
+  reply: FastifyReply,
+  status: number,
+  code: string,
+  diagnostics: string,
+  expression: readonly string[] = [],
+) {
   return reply
     .code(status)
     .type(fhirContentType)
-    .send(operationOutcome(status, code, diagnostics));
+    .send(operationOutcome(status, code, diagnostics, expression));
+}
+
+/** Where an error of the facade carries its FHIRPath expressions (input.ts `invalidAt`). */
+export const expressionKey = "fhir_expression";
+
+/** The FHIRPath expressions an error names, if the facade gave it any. */
+export function expressionsOf(extra: Record<string, unknown> | undefined): string[] {
+  const value = extra?.[expressionKey];
+  return Array.isArray(value) ? value.filter((e): e is string => typeof e === "string") : [];
 }

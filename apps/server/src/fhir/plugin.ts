@@ -14,7 +14,7 @@ import {
   holdAppointment,
   patchAppointment,
 } from "./operations.ts";
-import { diagnosticsOf, fhirContentType, sendOutcome } from "./outcome.ts";
+import { diagnosticsOf, expressionsOf, fhirContentType, sendOutcome } from "./outcome.ts";
 import { type Params, countOf, single } from "./params.ts";
 import { commonParams, resources } from "./resources.ts";
 import { createCaller } from "./scope.ts";
@@ -53,7 +53,7 @@ export function capabilityStatement(baseUrl: string, at: Date): CapabilityStatem
           type,
           interaction: [
             { code: "read" as const },
-            { code: "search-type" as const },
+            ...(def.searchAll ? [{ code: "search-type" as const }] : []),
             ...(type === "Appointment" ? [{ code: "patch" as const }] : []),
           ],
           ...(type === "Appointment"
@@ -67,15 +67,23 @@ export function capabilityStatement(baseUrl: string, at: Date): CapabilityStatem
             : {}),
           versioning: "versioned" as const,
           readHistory: false,
-          searchParam: [
-            ...Object.entries(def.search).map(([name, param]) => ({
-              name,
-              type: param.type,
-              documentation: param.documentation,
-            })),
-            { name: "_count", type: "number" as const, documentation: "Page size, 0–500 (default 50)" },
-            { name: "_offset", type: "number" as const, documentation: "Paging position (from Bundle.link next)" },
-          ],
+          ...(def.searchAll
+            ? {
+                searchParam: [
+                  ...Object.entries(def.search).map(([name, param]) => ({
+                    name,
+                    type: param.type,
+                    documentation: param.documentation,
+                  })),
+                  { name: "_count", type: "number" as const, documentation: "Page size, 0–500 (default 50)" },
+                  {
+                    name: "_offset",
+                    type: "number" as const,
+                    documentation: "Paging position (from Bundle.link next)",
+                  },
+                ],
+              }
+            : {}),
         })),
       },
     ],
@@ -129,7 +137,7 @@ export function fhirRoutes(app: FastifyInstance, options: FhirOptions): Promise<
       httpStatus >= 500 && domain.domainCode === "INTERNAL"
         ? `internal error; request id ${request.id}`
         : diagnosticsOf(domain.message, domain.errors);
-    return sendOutcome(reply, httpStatus, domain.domainCode, diagnostics);
+    return sendOutcome(reply, httpStatus, domain.domainCode, diagnostics, expressionsOf(domain.extra));
   });
 
   // Authentication is judged before anything else (§16 v1.3): without a valid token every
@@ -226,7 +234,7 @@ export function fhirRoutes(app: FastifyInstance, options: FhirOptions): Promise<
   for (const [type, def] of Object.entries(resources)) {
     app.get(`/${type}/:id`, async (request, reply) => {
       const { id } = request.params as { id: string };
-      const resource = await def.read(await callerOf(request), id, now());
+      const resource = await def.read(await callerOf(request), id, now(), baseOf(request));
       const version = resource.meta?.versionId;
       if (version) void reply.header("etag", `W/"${version}"`);
       if (resource.meta?.lastUpdated)
@@ -234,6 +242,8 @@ export function fhirRoutes(app: FastifyInstance, options: FhirOptions): Promise<
       return send(reply, 200, resource);
     });
 
+    const searchAll = def.searchAll;
+    if (!searchAll) continue;
     app.get(`/${type}`, async (request, reply) => {
       const params = paramsOf(request);
       const allowed = new Set([...Object.keys(def.search), ...commonParams]);
@@ -248,7 +258,7 @@ export function fhirRoutes(app: FastifyInstance, options: FhirOptions): Promise<
       }
       const count = countOf(params, "_count", 50, 500);
       const offset = countOf(params, "_offset", 0, Number.MAX_SAFE_INTEGER);
-      const all = await def.searchAll({ caller: await callerOf(request), params, now: now() });
+      const all = await searchAll({ caller: await callerOf(request), params, now: now(), base: baseOf(request) });
       const page = all.slice(offset, offset + count);
       const base = baseOf(request);
       const linkFor = (at: number) => {

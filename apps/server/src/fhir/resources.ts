@@ -39,24 +39,28 @@ import {
   narrowedClinics,
   visibleClinics,
 } from "./scope.ts";
+import { readQuestionnaire, readQuestionnaireResponse, searchQuestionnaires } from "./questionnaires.ts";
 import { allServices, notFound, readSlot, slotsOf } from "./slots.ts";
 
 interface SearchRequest {
   caller: Caller;
   params: Params;
   now: Date;
+  /** The facade's base URL (`{scheme}://{host}/fhir/R4`): canonical URLs are made of it. */
+  base: string;
 }
 
 /** A search parameter we serve: its FHIR type (for the CapabilityStatement) and what it means. */
 interface ParamDef {
-  type: "token" | "reference" | "date" | "string" | "number";
+  type: "token" | "reference" | "date" | "string" | "number" | "uri";
   documentation: string;
 }
 
 interface ResourceDef {
   search: Record<string, ParamDef>;
-  read: (caller: Caller, id: string, now: Date) => Promise<FhirResource>;
-  searchAll: (search: SearchRequest) => Promise<FhirResource[]>;
+  read: (caller: Caller, id: string, now: Date, base: string) => Promise<FhirResource>;
+  /** Absent for a type that is only read (QuestionnaireResponse): no search route, no search-type. */
+  searchAll?: (search: SearchRequest) => Promise<FhirResource[]>;
 }
 
 const clinicParam: ParamDef = {
@@ -204,15 +208,15 @@ export const resources: Record<string, ResourceDef> = {
       active: { type: "token", documentation: "true: active services (default: all)" },
       name: { type: "string", documentation: "Part of the name (case-insensitive)" },
     },
-    read: async (caller, id) => {
+    read: async (caller, id, _now, base) => {
       const pair = pairOrNotFound("HealthcareService", id);
       const [clinic, service] = await Promise.all([
         caller.clinics.get({ clinic_id: pair.clinicId }),
         caller.services.get({ clinic_id: pair.clinicId, id: pair.localId }),
       ]);
-      return toHealthcareService(clinic, service);
+      return toHealthcareService(clinic, service, base);
     },
-    searchAll: async ({ caller, params }) => {
+    searchAll: async ({ caller, params, base }) => {
       const narrowed = narrowedClinics(
         namedBy(params, "clinic", () => clinicIdsOf(params)),
         namedBy(params, "organization", () => clinicsOfOrgRefs(params, "organization", ["Organization"])),
@@ -227,7 +231,7 @@ export const resources: Record<string, ResourceDef> = {
         return services
           .filter((s) => active === undefined || s.is_active === active)
           .filter((s) => name === undefined || s.name.toLowerCase().includes(name))
-          .map((s) => toHealthcareService(clinic, s));
+          .map((s) => toHealthcareService(clinic, s, base));
       });
     },
   },
@@ -330,5 +334,17 @@ export const resources: Record<string, ResourceDef> = {
     },
     read: readAppointment,
     searchAll: ({ caller, params }) => searchAppointments(caller, params),
+  },
+  Questionnaire: {
+    search: {
+      clinic: clinicParam,
+      url: { type: "uri", documentation: "The Questionnaire's canonical URL ({base}/Questionnaire/{id})" },
+    },
+    read: (caller, id, _now, base) => readQuestionnaire(caller, id, base),
+    searchAll: ({ caller, params, base }) => searchQuestionnaires(caller, params, base),
+  },
+  QuestionnaireResponse: {
+    search: {},
+    read: (caller, id, _now, base) => readQuestionnaireResponse(caller, id, base),
   },
 };
