@@ -16,13 +16,17 @@ Options:
   --name <name>     patient name (asked for when missing, interactively)
   --email <email>   patient e-mail
   --phone <e164>    patient phone, E.164 (+4930123456)
+  --answer <k=v>    answers the service's question <k> (repeatable; a multi-choice takes
+                    several): the agent asks for any required answer not given, or, when it
+                    cannot ask, says which questions are unanswered and books nothing
   -y, --yes         no questions: take the best service match and the first proposed slot
                     (a series: book its free dates and skip the others)
   --all-or-nothing  a series: book every date or none (with --yes: none when one is taken)
   --json            machine-readable result on stdout (no spinner, no questions)
   -h, --help        this text
 
-Exit codes: 0 booked, 1 error, 2 usage, 3 nothing booked (no service, no slot, or no choice made).`;
+Exit codes: 0 booked, 1 error, 2 usage, 3 nothing booked (no service, no slot, no choice made, or a
+required question unanswered).`;
 
 export interface AgentOptions {
   /** The patient's request, as written. */
@@ -37,6 +41,8 @@ export interface AgentOptions {
   json: boolean;
   /** A series is booked whole or not at all (no dates skipped). */
   allOrNothing: boolean;
+  /** `--answer key=value`, in order: answers to the service's questions, read once the service is known. */
+  answers: { key: string; text: string }[];
 }
 
 export type ParsedArgs =
@@ -71,6 +77,7 @@ export function parseAgentArgs(argv: readonly string[], env: EnvSettings): Parse
         yes: { type: "boolean", short: "y" },
         json: { type: "boolean" },
         "all-or-nothing": { type: "boolean" },
+        answer: { type: "string", multiple: true },
         help: { type: "boolean", short: "h" },
       },
     });
@@ -98,6 +105,13 @@ export function parseAgentArgs(argv: readonly string[], env: EnvSettings): Parse
   }
   if (values.email !== undefined && !emailPattern.test(values.email))
     return { kind: "usage", message: `--email is not an e-mail address: "${values.email}"`, json };
+  const answers: AgentOptions["answers"] = [];
+  for (const given of values.answer ?? []) {
+    const match = /^([a-z][a-z0-9_]{0,39})=([\s\S]*)$/.exec(given);
+    if (!match?.[1] || match[2] === undefined)
+      return { kind: "usage", message: `--answer must be key=value with a question's key, got "${given}"`, json };
+    answers.push({ key: match[1], text: match[2] });
+  }
   const name = values.name?.trim();
   if (name === "") return { kind: "usage", message: "--name must not be empty", json };
   const yes = values.yes ?? false;
@@ -116,6 +130,7 @@ export function parseAgentArgs(argv: readonly string[], env: EnvSettings): Parse
       yes,
       json: values.json ?? false,
       allOrNothing: values["all-or-nothing"] ?? false,
+      answers,
     },
   };
 }

@@ -5,7 +5,9 @@ import { errorCodeOf } from "@clinic/client";
 import { formatLocal, localOf } from "./localTime.ts";
 import { closestNames, isAmbiguous, mentionMatchesName, mergeMatches, narrowByProvider } from "./matching.ts";
 import { type Outcome, proposalJson, wantedJson } from "./outcome.ts";
+import { answersFor } from "./answers.ts";
 import { askNumber, chooseSlot, patientName } from "./prompts.ts";
+import type { AnswerValue } from "./questions.ts";
 import { proposeSlots } from "./ranking.ts";
 import { parseRecurrence, planSeries, type SeriesPlan } from "./recurrence.ts";
 import { describeService, describeWanted } from "./render.ts";
@@ -63,6 +65,8 @@ export async function bookFromText(run: Run): Promise<Outcome> {
     };
   }
   let proposals = proposeSlots(availability.slots, wanted);
+  /** The answers to the service's questions, asked once (a taken slot does not ask them again). */
+  let answered: { answers: Record<string, AnswerValue> } | undefined;
   while (proposals.length > 0) {
     const chosen = await chooseSlot(run, clinic, service, providerName, proposals, wanted);
     if (!chosen) {
@@ -75,6 +79,10 @@ export async function bookFromText(run: Run): Promise<Outcome> {
     }
     const name = await patientName(run);
     if (!name) return { status: "not_booked", reason: "no patient name given" };
+    const got = answered ?? (await answersFor(run, service));
+    if ("status" in got) return got;
+    answered = got;
+    const answers = service.questions.length > 0 ? { answers: got.answers } : {};
     try {
       const appointment = await spin("Booking", () =>
         api.appointments.book.mutate({
@@ -87,6 +95,7 @@ export async function bookFromText(run: Run): Promise<Outcome> {
             ...(options.email ? { email: options.email } : {}),
             ...(options.phone ? { phone_e164: options.phone } : {}),
           },
+          ...answers,
           // A retry of this request (e.g. after a lost response) must not book twice.
           idempotency_key: randomUUID(),
         }),

@@ -51,8 +51,23 @@ export type Outcome =
       wanted?: WantedJson;
       series?: SeriesPreviewJson;
     }
+  | {
+      status: "questions_unanswered";
+      service: Pick<Service, "id" | "name">;
+      /** The service's questions that block the booking (§19), and why each does. */
+      unanswered: UnansweredJson[];
+    }
   | { status: "usage_error"; message: string; clinics?: { id: string; name: string }[] }
   | { status: "error"; code: string; detail: string; errors?: { path: string; message: string }[] };
+
+/** A question of the service the agent could not answer: a required one without an answer, or a declined consent. */
+export interface UnansweredJson {
+  key: string;
+  label: string;
+  type: string;
+  required: boolean;
+  reason: string;
+}
 
 /** What the agent understood of the wanted time, for scripts to check. */
 export interface WantedJson {
@@ -115,6 +130,7 @@ export const exitCodeOf: Record<Outcome["status"], number> = {
   no_matching_service: exitCodes.nothingBooked,
   no_slots: exitCodes.nothingBooked,
   not_booked: exitCodes.nothingBooked,
+  questions_unanswered: exitCodes.nothingBooked,
   usage_error: exitCodes.usage,
   error: exitCodes.error,
 };

@@ -15,9 +15,11 @@ export function report(run: Run, outcome: Outcome): void {
   switch (outcome.status) {
     case "booked": {
       const who = outcome.appointment.provider_name;
+      const answers = outcome.appointment.answers.map((a) => `  ${a.label}: ${answerText(a.value)}\n`).join("");
       io.stdout(
         `Booked: ${outcome.service.name} with ${who}, ${formatLocal(outcome.start_local)}–${outcome.end_local.slice(11)} (${outcome.clinic.timezone}).\n` +
-          `Appointment ${outcome.appointment.id} for ${outcome.appointment.patient.name}.\n`,
+          `Appointment ${outcome.appointment.id} for ${outcome.appointment.patient.name}.\n` +
+          (answers ? `Answers given:\n${answers}` : ""),
       );
       return;
     }
@@ -55,6 +57,12 @@ export function report(run: Run, outcome: Outcome): void {
     case "not_booked":
       io.stderr(`Nothing booked: ${outcome.reason}.\n`);
       return;
+    case "questions_unanswered":
+      io.stderr(
+        `Nothing booked: ${outcome.service.name} asks ${outcome.unanswered.length === 1 ? "a question" : "questions"} the agent cannot answer:\n` +
+          outcome.unanswered.map((q) => `  ${q.key} ("${q.label}"): ${q.reason}\n`).join(""),
+      );
+      return;
     case "usage_error":
       io.stderr(
         `error: ${outcome.message}\n` + (outcome.clinics ?? []).map((c) => `  --clinic ${c.id}  ${c.name}\n`).join(""),
@@ -67,6 +75,13 @@ export function report(run: Run, outcome: Outcome): void {
       );
       return;
   }
+}
+
+/** An answer as the report shows it: yes/no, options joined, text and numbers as they are. */
+export function answerText(value: string | string[] | boolean | number): string {
+  if (typeof value === "boolean") return value ? "yes" : "no";
+  if (Array.isArray(value)) return value.join(", ");
+  return String(value);
 }
 
 export function describeService(service: Service): string {

@@ -3,6 +3,7 @@
 // skipped; --all-or-nothing: all or none), then one `series.book` with a fresh idempotency key.
 import { randomUUID } from "node:crypto";
 import { errorCodeOf, problemOf } from "@clinic/client";
+import { answersFor } from "./answers.ts";
 import { formatLocal, localOf } from "./localTime.ts";
 import type { Outcome, SeriesDateJson, SeriesPreviewJson } from "./outcome.ts";
 import { askYesNo, patientName } from "./prompts.ts";
@@ -31,12 +32,16 @@ export async function bookSeriesFromText(
   const { api, options, spin } = run;
   const tz = clinic.timezone;
   run.say(`Series: ${plan.description}, from ${formatLocal(localOf(plan.start, tz))} (clinic time, ${tz}).`);
+  // Every occurrence carries the answers, and the dry run checks them too: they come first.
+  const answered = await answersFor(run, service);
+  if ("status" in answered) return answered;
   const request = {
     clinic_id: clinic.id,
     service_id: service.id,
     start: plan.start,
     rrule: plan.rrule,
     ...(provider.id ? { provider_id: provider.id } : {}),
+    ...(service.questions.length > 0 ? { answers: answered.answers } : {}),
   };
   const contact = {
     ...(options.email ? { email: options.email } : {}),

@@ -22,8 +22,26 @@ describe("parseAgentArgs", () => {
         yes: true,
         json: false,
         allOrNothing: false,
+        answers: [],
       },
     });
+  });
+
+  it("reads --answer key=value in order, repeatable, and refuses one without a key", () => {
+    const parsed = parseAgentArgs(
+      ["massage", "--token", "t", "--answer", "reason=Back pain = bad", "--answer", "areas=Neck", "--answer", "areas="],
+      noEnv,
+    );
+    expect(parsed.kind === "run" && parsed.options.answers).toEqual([
+      { key: "reason", text: "Back pain = bad" },
+      { key: "areas", text: "Neck" },
+      { key: "areas", text: "" },
+    ]);
+    expect(parseAgentArgs(["massage", "--token", "t", "--answer", "Reason=x"], noEnv)).toMatchObject({
+      kind: "usage",
+      message: '--answer must be key=value with a question\'s key, got "Reason=x"',
+    });
+    expect(parseAgentArgs(["massage", "--token", "t", "--answer", "reason"], noEnv)).toMatchObject({ kind: "usage" });
   });
 
   it("prefers flags to the environment settings, and falls back to them", () => {
