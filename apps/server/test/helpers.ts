@@ -9,6 +9,8 @@ import { buildApp, type AppOptions } from "../src/app.ts";
 export interface TestApp {
   readonly app: FastifyInstance;
   readonly handle: DbHandle;
+  /** The connection string of the file's own database (`ownDatabase` on PostgreSQL and Citus), else undefined. */
+  readonly url: string | undefined;
 }
 
 /**
@@ -58,6 +60,9 @@ export function useTestApp(
     get handle() {
       if (!handle) throw new Error("database not open yet");
       return handle;
+    },
+    get url() {
+      return scratch?.url;
     },
   };
 }

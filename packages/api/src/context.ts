@@ -19,6 +19,8 @@ export interface Context {
    * address, §15): its keyed hash, never the address itself; computed on first use.
    */
   clientKey: () => string;
+  /** GUEST_ADDRESS_KEY, which also keys an erased patient's pseudonym (§21; unset: a fixed key). */
+  pseudonymKey: string | undefined;
   /** Process-wide availability cache (coherent through database versions). */
   availabilityCache: AvailabilityCache;
   /** The clock; tests may pin it. */
@@ -91,6 +93,7 @@ export function createContextInner(options: ContextInnerOptions): Context {
     requestId: options.requestId ?? crypto.randomUUID(),
     clientAddress,
     clientKey: () => (clientKey ??= clientKeyOf(clientAddress, options.guestAddressKey)),
+    pseudonymKey: options.guestAddressKey,
     availabilityCache: options.availabilityCache ?? new AvailabilityCache(),
     now: options.now ?? (() => new Date()),
     limits: options.limits ?? defaultApiLimits,

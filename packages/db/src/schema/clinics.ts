@@ -39,6 +39,11 @@ export const clinics = pgTable(
     offerMinutes: integer("offer_minutes").notNull().default(30),
     /** The most unconfirmed guest holds the clinic keeps at once (§15 v1.3; 0: no guest bookings). */
     guestHoldsMax: integer("guest_holds_max").notNull().default(20),
+    /**
+     * Days after its end that an appointment keeps its patient's personal values (§21): then the
+     * daily retention job pseudonymizes it and what was copied from it. Null = keep.
+     */
+    retentionDays: integer("retention_days"),
     // Reminders (docs/events.md#reminders): minutes before each appointment's start.
     reminderOffsetsMin: integer("reminder_offsets_min")
       .array()
@@ -54,6 +59,7 @@ export const clinics = pgTable(
     check("clinics_locale_check", sql`${t.locale} in ('en', 'de')`),
     check("clinics_offer_minutes_range", sql`${t.offerMinutes} between 5 and 1440`),
     check("clinics_guest_holds_max_range", sql`${t.guestHoldsMax} between 0 and 1000`),
+    check("clinics_retention_days_range", sql`${t.retentionDays} is null or ${t.retentionDays} between 30 and 3650`),
     check("clinics_no_show_limit_range", sql`${t.noShowLimit} is null or ${t.noShowLimit} between 1 and 20`),
     check(
       "clinics_reminder_offsets",

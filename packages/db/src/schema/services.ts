@@ -84,7 +84,14 @@ export const services = pgTable(
   ],
 );
 
-export const auditActions = ["SERVICE_CREATED", "SERVICE_UPDATED", "SERVICE_DELETED"] as const;
+export const auditActions = [
+  "SERVICE_CREATED",
+  "SERVICE_UPDATED",
+  "SERVICE_DELETED",
+  // Patient data (§21): an erasure (resource: the patient's pseudonym) and a retention run (resource: the clinic).
+  "PATIENT_ERASED",
+  "RETENTION_APPLIED",
+] as const;
 export type AuditAction = (typeof auditActions)[number];
 
 /** Append-only trail of service changes, written in the transaction of the change. */
@@ -104,7 +111,10 @@ export const auditLog = pgTable(
   },
   (t) => [
     primaryKey({ name: "audit_log_pkey", columns: [t.clinicId, t.id] }),
-    check("audit_log_action_check", sql`${t.action} in ('SERVICE_CREATED', 'SERVICE_UPDATED', 'SERVICE_DELETED')`),
+    check(
+      "audit_log_action_check",
+      sql`${t.action} in ('SERVICE_CREATED', 'SERVICE_UPDATED', 'SERVICE_DELETED', 'PATIENT_ERASED', 'RETENTION_APPLIED')`,
+    ),
     index("audit_log_clinic_created_idx").on(t.clinicId, t.createdAt, t.id),
     index("audit_log_clinic_resource_idx").on(t.clinicId, t.resourceType, t.resourceId),
   ],

@@ -17,8 +17,8 @@ export const auditEntryOutput = z.object({
 });
 export type AuditEntryView = z.infer<typeof auditEntryOutput>;
 
-/** Resource types that have an audit trail (services only: docs/providers-services.md#audit-trail). */
-export const auditResourceTypes = ["service"] as const;
+/** Resource types that have an audit trail: services (docs/providers-services.md#audit-trail), erased patients and retention runs of the clinic (docs/patient-data.md). */
+export const auditResourceTypes = ["service", "patient", "clinic"] as const;
 
 /** Filters and page of the audit log of one clinic. */
 export interface AuditQuery {

@@ -12,5 +12,6 @@ export const eventTypes = [
   "service.deleted",
   "calendar.sync_failed",
   "calendar.recovered",
+  "patient.erased",
 ] as const;
 export type EventType = (typeof eventTypes)[number];
