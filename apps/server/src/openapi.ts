@@ -71,9 +71,32 @@ function operation(entry: RouteEntry): JsonSchema {
   }
   const responses: Record<string, JsonSchema> = {};
   const contentType = entry.rest.contentType ?? "application/json";
+  const csv = entry.rest.csv;
+  // A route that can answer CSV (docs/reports.md#csv) lists both types, the one it prefers first.
+  const csvContent = csv
+    ? {
+        "text/csv": {
+          schema: { type: "string", description: `One line per element of \`${csv.rows}\`, a header row first` },
+        },
+      }
+    : undefined;
+  // A route that can answer FHIR (docs/patient-data.md#the-fhir-form) lists it after JSON.
+  const fhirContent = entry.rest.fhir
+    ? {
+        "application/fhir+json": {
+          schema: { type: "object", description: "A FHIR R4 Bundle (type collection), chosen by Accept" },
+        },
+      }
+    : undefined;
   const success = (description: string): JsonSchema =>
     entry.output
-      ? { description, content: { [contentType]: { schema: toSchema(entry.output, "output") } } }
+      ? {
+          description,
+          content:
+            csvContent && csv?.preferred === "csv"
+              ? { ...csvContent, [contentType]: { schema: toSchema(entry.output, "output") } }
+              : { [contentType]: { schema: toSchema(entry.output, "output") }, ...csvContent, ...fhirContent },
+        }
       : { description: "No content" };
   const status = entry.rest.status ?? 200;
   if (status === "201 or 200") {

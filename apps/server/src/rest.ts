@@ -10,6 +10,9 @@ import {
   type RestRoute,
   createCallerFactory,
 } from "@clinic/api";
+import { csvColumnsOf, csvContentType, csvFilenameOf, csvRowsOf, toCsv, wantsCsv } from "./csv.ts";
+import { fhirContentType } from "./fhir/outcome.ts";
+import { fhirBaseOf, fhirRepresentations, wantsFhir } from "./fhir/patientExport.ts";
 import { type RouteEntry, pathParams, restRoutes } from "./routes.ts";
 
 type Caller = Record<string, unknown>;
@@ -99,6 +102,8 @@ export const restAdapter = fp(
   (app: FastifyInstance, options: RestOptions, done: (error?: Error) => void) => {
     const createCaller = createCallerFactory(options.router);
     for (const entry of restRoutes(options.router)) {
+      const csv = entry.rest.csv;
+      const csvColumns = csv ? csvColumnsOf(entry.output, csv, entry.procedure) : undefined;
       app.route({
         method: entry.rest.method,
         url: entry.rest.path,
@@ -114,7 +119,8 @@ export const restAdapter = fp(
           }
           const ctx = await options.createContext(request, reply);
           const caller = createCaller(ctx) as unknown as Caller;
-          const result = await procedureAt(caller, entry.procedure)(restInput(entry, request));
+          const input = restInput(entry, request);
+          const result = await procedureAt(caller, entry.procedure)(input);
           if (fast || entry.rest.revalidate) {
             // Not from the fast path (a miss, or an answer it does not keep): the tag is the body's own hash.
             const body = JSON.stringify(result);
@@ -122,6 +128,27 @@ export const restAdapter = fp(
             reply.header("cache-control", availabilityCacheControl).header("etag", etag);
             if (matchesEtag(request.headers["if-none-match"], etag)) return reply.code(304).send();
             return reply.code(200).type("application/json; charset=utf-8").send(body);
+          }
+          if (csv && csvColumns) {
+            // One URL, two representations (docs/reports.md#csv): caches must key on Accept.
+            reply.header("vary", "Accept");
+            if (wantsCsv(request.headers.accept, csv.preferred))
+              return reply
+                .code(200)
+                .type(csvContentType)
+                .header("content-disposition", `attachment; filename="${csvFilenameOf(csv.filename, input)}"`)
+                .send(toCsv(csvRowsOf(result, csv), csvColumns));
+          }
+          if (entry.rest.fhir) {
+            // One URL, two representations (docs/patient-data.md#the-fhir-form): caches must key on Accept.
+            reply.header("vary", "Accept");
+            if (wantsFhir(request.headers.accept))
+              return reply
+                .code(200)
+                .type(fhirContentType)
+                .send(
+                  fhirRepresentations[entry.rest.fhir](result, fhirBaseOf(`${request.protocol}://${request.host}`)),
+                );
           }
           const status = statusOf(entry.rest.status, result);
           if (status === 204) return reply.code(204).send();

@@ -30,7 +30,8 @@ export interface WebOptions {
 const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${String(c.charCodeAt(0))};`);
 
 /**
- * Serves the reference pages at `/`, `/book/{clinic_id}`, `/desk/{clinic_id}` and `/manage/{token}` (docs/web.md),
+ * Serves the reference pages at `/`, `/book/{clinic_id}`, `/desk/{clinic_id}` (and its `/reports`) and
+ * `/manage/{token}` (docs/web.md),
  * and, in development, the sign-in page.
  */
 export async function registerWeb(app: FastifyInstance, options: WebOptions): Promise<void> {
@@ -54,6 +55,8 @@ export async function registerWeb(app: FastifyInstance, options: WebOptions): Pr
     app.get("/", page);
     app.get("/book/:clinic_id", page);
     app.get("/desk/:clinic_id", page);
+    // The clinic's reports (§20), for CLINIC_ADMIN: the page asks RP1/RP2, which refuse anyone else.
+    app.get("/desk/:clinic_id/reports", page);
     // A patient's manage link (§15): the page reads the appointment by the token (L1).
     app.get("/manage/:token", page);
   } else {

@@ -1,17 +1,27 @@
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
-import { StrictMode } from "react";
+import { StrictMode, Suspense, lazy } from "react";
 import { createRoot } from "react-dom/client";
 import { BookingPage } from "./BookingPage.tsx";
 import { DeskPage } from "./DeskPage.tsx";
 import { ManagePage } from "./ManagePage.tsx";
 import "./styles.css";
 
+// The reports page brings Chart.js: loaded only when that page is opened, so the other pages stay small.
+const ReportsPage = lazy(() => import("./ReportsPage.tsx").then((m) => ({ default: m.ReportsPage })));
+
 const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false, refetchOnWindowFocus: true } } });
 
-/** Three pages and a home; the path is the whole router. */
+/** Four pages and a home; the path is the whole router. */
 function Page() {
-  const [, section, id] = window.location.pathname.split("/");
+  const [, section, id, sub] = window.location.pathname.split("/");
   if (section === "book" && id) return <BookingPage clinicId={id} />;
+  if (section === "desk" && id && sub === "reports") {
+    return (
+      <Suspense fallback={<p role="status">Loading…</p>}>
+        <ReportsPage clinicId={id} />
+      </Suspense>
+    );
+  }
   if (section === "desk" && id) return <DeskPage clinicId={id} />;
   if (section === "manage" && id) return <ManagePage token={id} />;
   return (
@@ -20,7 +30,7 @@ function Page() {
       <p>
         Patients book at <code>/book/&lt;clinic id&gt;</code> (as a guest or signed in) and manage an appointment
         through the link in its e-mails (<code>/manage/&lt;token&gt;</code>); the front desk works at{" "}
-        <code>/desk/&lt;clinic id&gt;</code>.
+        <code>/desk/&lt;clinic id&gt;</code>, its reports at <code>/desk/&lt;clinic id&gt;/reports</code>.
       </p>
       <p>
         In development, <a href="/dev/sign-in">sign in as a demo user</a>. API reference: <a href="/docs">/docs</a>.

@@ -25,6 +25,18 @@ export interface RestRoute {
   tags: readonly string[];
   /** The answer's content type when it is not JSON (the procedure then answers the body as a string). */
   contentType?: string;
+  /**
+   * The answer may also be CSV (§20, docs/reports.md#csv): the array `rows` of the JSON answer, one
+   * line each, columns in the order of its row schema, chosen by `Accept: text/csv`; `preferred`
+   * is the type answered when Accept prefers neither. `filename` (Content-Disposition) may name
+   * input fields in braces, e.g. `utilization_{from}_{to}.csv`.
+   */
+  csv?: { rows: string; filename: string; preferred: "json" | "csv" };
+  /**
+   * The answer may also be a FHIR R4 resource (§21 X1, docs/patient-data.md#the-fhir-form), chosen
+   * by `Accept: application/fhir+json`: names the server's mapping of the JSON answer.
+   */
+  fhir?: "patient-export";
   /** Domain error codes this route answers, beyond the ones every route may answer. */
   errors?: readonly DomainCode[];
   /**

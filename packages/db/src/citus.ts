@@ -119,6 +119,13 @@ export const distributedFunctions: readonly { signature: string; clinicArgument:
   // Versions that never repeat (drizzle/0017_versions_never_repeat.sql).
   { signature: "clinic_version_clock()", clinicArgument: null },
   { signature: "clinic_appointment_json(uuid,uuid)", clinicArgument: "p_clinic_id" },
+  // Patient data (§21): erasure and the scrubbing it and retention share (docs/patient-data.md).
+  { signature: "clinic_scrub_json(jsonb,text[],text[],text,boolean)", clinicArgument: null },
+  { signature: "clinic_scrub_text(text,text[],text)", clinicArgument: null },
+  { signature: "clinic_scrub_patient(uuid,jsonb)", clinicArgument: "p_clinic_id" },
+  { signature: "clinic_erase_patient(uuid,jsonb)", clinicArgument: "p_clinic_id" },
+  { signature: "clinic_retain(uuid,jsonb)", clinicArgument: "p_clinic_id" },
+  { signature: "clinic_match_patient(uuid,jsonb)", clinicArgument: "p_clinic_id" },
   // The writes' answer: the appointment with its answers (§19, drizzle/functions/clinic_appointment_view.sql).
   { signature: "clinic_appointment_view(uuid,uuid)", clinicArgument: "p_clinic_id" },
   { signature: "clinic_schedule_context(uuid,jsonb)", clinicArgument: "p_clinic_id" },

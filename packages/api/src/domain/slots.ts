@@ -1,4 +1,4 @@
-import { type Interval, intersect, normalize } from "./intervals.ts";
+import { type Interval, intersect, normalize, subtract } from "./intervals.ts";
 import {
   type ZonedDay,
   addDays,
@@ -585,6 +585,53 @@ export function computeSlots(q: SlotQuery): Slot[] {
     }
     if (!ordered) sortAndMerge(out, dayFrom, seatsByProvider);
     seatsByProvider.clear();
+  }
+  return out;
+}
+
+/** A provider's open time on one local date (epoch ms, normalized). */
+export interface OpenTime {
+  providerId: string;
+  /** The clinic-local date YYYY-MM-DD. */
+  date: string;
+  intervals: Interval[];
+}
+
+/**
+ * The time each approved provider is open on each local date of the query, whatever the service
+ * (the available time of CONTRACT §20, docs/reports.md): the windows `computeSlots` lays its grid
+ * on (rule 1: the provider's periods ∩ the clinic's, date overrides replacing weekly periods,
+ * converted in the clinic's zone, so a 23-hour day has at most 23 hours), minus clinic closures,
+ * the provider's closures and their bookings as they occupy time (rule 3, with the bookings' own
+ * buffers and no service's). The same plans and windows as `computeSlots`, so the two cannot
+ * disagree on what is open. The service rules of the query (duration, step, buffers, notice,
+ * horizon, resources) and the clock play no part. Dates without open time are left out.
+ */
+export function openTime(q: Omit<SlotQuery, "nowMs" | keyof SlotRules>): OpenTime[] {
+  const rules = resolveRules({ durationMin: 1, nowMs: 0, timeZone: q.timeZone });
+  const days = zonedDays(q.fromDate, q.toDate, q.timeZone);
+  const clinic = weeklyWindows(q.clinicHours);
+  const clinicOverrides = overridesByDate(q.clinicOverrides);
+  const closures = normalize(q.clinicClosures);
+  const out: OpenTime[] = [];
+  for (const provider of q.providers) {
+    if (provider.approved === false) continue;
+    const plan = planOf(provider, clinic, closures, rules);
+    for (const day of days) {
+      const minutes = windowsOn(plan, day.date, day.weekday, clinicOverrides.get(day.date), clinic);
+      if (minutes.length === 0) continue;
+      // A window edge in a spring-forward gap moves forward: normalize drops what becomes empty.
+      const windows = normalize(minutes.map((w) => ({ start: dayInstant(day, w.start), end: dayInstant(day, w.end) })));
+      const first = windows[0];
+      const last = windows[windows.length - 1];
+      if (!first || !last) continue;
+      // Only the busy time of this date: busy intervals are sorted and disjoint.
+      const from = firstEndingAfter(plan.busy, first.start);
+      let to = from;
+      while (to < plan.busy.length && (plan.busy[to]?.start ?? Infinity) < last.end) to++;
+      const intervals = subtract(windows, plan.busy.slice(from, to));
+      if (intervals.length > 0) out.push({ providerId: provider.providerId, date: day.date, intervals });
+    }
   }
   return out;
 }

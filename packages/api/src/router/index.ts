@@ -14,7 +14,9 @@ import { membersRouter } from "./members.ts";
 import { messagesRouter } from "./messages.ts";
 import { nextFreeRouter } from "./nextFree.ts";
 import { onlineBookingRouter } from "./onlineBooking.ts";
+import { patientDataRouter } from "./patientData.ts";
 import { providersRouter } from "./providers.ts";
+import { reportsRouter } from "./reports.ts";
 import { resourcesRouter } from "./resources.ts";
 import { seriesRouter } from "./series.ts";
 import { servicesRouter } from "./services.ts";
@@ -40,12 +42,14 @@ export const appRouter = router({
   events: eventsRouter,
   calendarFeeds: calendarFeedsRouter,
   calendars: calendarsRouter,
+  patientData: patientDataRouter,
   webhooks: webhooksRouter,
   waitlist: waitlistRouter,
   nextFree: nextFreeRouter,
   messages: messagesRouter,
   manage: manageRouter,
   resources: resourcesRouter,
+  reports: reportsRouter,
 });
 
 export type AppRouter = typeof appRouter;
