@@ -5,15 +5,15 @@
 // every output that must not carry it — events, a webhook that did not opt in, the calendar feed,
 // the e-mails and their .ics, the messages list, the waitlist, V2 — and in the tables those outputs
 // are made from; and found where it must be: B2, U1, L1 and the webhook that opted in.
-import { createServer, type Server } from "node:http";
 import { randomUUID } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { smtpTransport } from "@clinic/api";
 import { addService, bookableClinic, createUser } from "@clinic/api/testing";
 import { clinics, rowsOf } from "@clinic/db";
 import { type CaughtMail, startMailCatcher } from "../src/mailCatcher.ts";
 import { problemOf, request, useTestApp } from "./helpers.ts";
+import { useWebhookReceiver } from "./webhookReceiver.ts";
 
 // Three days before the appointments: outside any cancellation cutoff.
 const now = new Date("2027-03-12T07:00:00.000Z");
@@ -23,25 +23,7 @@ vi.setConfig({ testTimeout: 120_000 });
 const catcher = await startMailCatcher();
 afterAll(() => catcher.close());
 
-/** Every POST it receives, answered 200. */
-const received: { body: string; url: string }[] = [];
-let receiver: Server | undefined;
-let receiverPort = 0;
-beforeAll(async () => {
-  const server = createServer((req, res) => {
-    let body = "";
-    req.on("data", (chunk: Buffer) => (body += chunk.toString()));
-    req.on("end", () => {
-      received.push({ body, url: req.url ?? "" });
-      res.end("ok");
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  receiverPort = typeof address === "object" && address ? address.port : 0;
-  receiver = server;
-});
-afterAll(() => new Promise<void>((resolve) => (receiver ? receiver.close(() => resolve()) : resolve())));
+const receiver = useWebhookReceiver();
 
 const t = useTestApp(
   {
@@ -109,7 +91,7 @@ describe("answers (§19) appear only where the contract sends them", () => {
         url: `/v1/clinics/${c.clinicId}/webhooks`,
         token: c.admin.token,
         body: {
-          url: `http://127.0.0.1:${String(receiverPort)}/${includeAnswers ? "with" : "without"}/${c.clinicId}`,
+          url: `http://127.0.0.1:${String(receiver.port)}/${includeAnswers ? "with" : "without"}/${c.clinicId}`,
           event_types: ["*"],
           ...(includeAnswers ? { include_answers: true } : {}),
         },
@@ -211,7 +193,7 @@ describe("answers (§19) appear only where the contract sends them", () => {
       return row ?? { pending: -1, all: 0 };
     };
     await eventually("every delivery sent", deliveries, (d) => d.all > 0 && d.pending === 0);
-    const mine = received.filter((r) => r.url.endsWith(c.clinicId));
+    const mine = receiver.received.filter((r) => r.url.endsWith(c.clinicId));
     const without = mine.filter((r) => r.url.startsWith("/without/"));
     const withAnswers = mine.filter((r) => r.url.startsWith("/with/"));
     expect(without.length).toBeGreaterThanOrEqual(4);

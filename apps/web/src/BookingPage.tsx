@@ -1,10 +1,13 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { RouterOutputs } from "@clinic/client";
 import { useEffect, useRef, useState } from "react";
+import { type AnswerErrors, type Draft, answerErrorsOf, answersOf, checkDrafts, type Question } from "./answers.ts";
 import { client, errorCodeOf, guestMessageOf, messageOf, messageWithFields } from "./api.ts";
 import { useFirstFree } from "./firstFree.ts";
 import { GuestForm, type GuestPatient } from "./GuestForm.tsx";
 import { MonthView, monthOf } from "./MonthView.tsx";
+import { MyDataDownload } from "./MyDataDownload.tsx";
+import { AnswersList, QuestionsFields } from "./QuestionsFields.tsx";
 import { matches } from "./search.ts";
 import { SignInLink } from "./SignIn.tsx";
 import { type Slot, SlotPicker, SlotTime } from "./SlotPicker.tsx";
@@ -87,6 +90,7 @@ function MyAppointments({ clinicId, timeZone }: { clinicId: string; timeZone: st
   return (
     <section aria-labelledby="mine-heading">
       <h2 id="mine-heading">My appointments</h2>
+      <MyDataDownload />
       {message && <p role="status">{message}</p>}
       {mine.isPending && <p role="status">Loading…</p>}
       {mine.isError && <p role="alert">{messageOf(mine.error)}</p>}
@@ -96,6 +100,7 @@ function MyAppointments({ clinicId, timeZone }: { clinicId: string; timeZone: st
           <li key={a.id} data-testid="my-appointment">
             <strong>{a.service_name}</strong> with {a.provider_name}, {longDate(dateIn(a.start, timeZone))} at{" "}
             <SlotTime start={a.start} timeZone={timeZone} />
+            <AnswersList answers={a.answers} />
             <div className="actions">
               <button
                 type="button"
@@ -216,6 +221,10 @@ export function BookingPage({ clinicId }: { clinicId: string }) {
   const [waitlistOpen, setWaitlistOpen] = useState(false);
   const [waitlisted, setWaitlisted] = useState<WaitlistEntry | undefined>();
   const [waitlistProblem, setWaitlistProblem] = useState<string | undefined>();
+  /** The answers to the service's questions as typed (§19), the errors by question, and the refused tries. */
+  const [drafts, setDrafts] = useState<Record<string, Draft>>({});
+  const [answerErrors, setAnswerErrors] = useState<AnswerErrors>({});
+  const [answerAttempt, setAnswerAttempt] = useState(0);
   const now = useNow();
   // The outcome of a booking is at the top of a long page: it takes the focus (and scrolls into view).
   const outcome = useRef<HTMLParagraphElement>(null);
@@ -227,6 +236,49 @@ export function BookingPage({ clinicId }: { clinicId: string }) {
   const first = useFirstFree({ clinicId, serviceId });
   const date = chosenDate || (first.data ? dateIn(first.data.start, timeZone) : "");
   const month = chosenMonth || monthOf(date || today);
+  const questions: readonly Question[] = services.data?.services.find((s) => s.id === serviceId)?.questions ?? [];
+  /** The `answers` of a booking: sent when the service asks anything. */
+  const answersInput = () => (questions.length > 0 ? { answers: answersOf(questions, drafts) } : {});
+  const answerDraft = (key: string, draft: Draft) => {
+    setDrafts((before) => ({ ...before, [key]: draft }));
+    setAnswerErrors(({ [key]: _fixed, ...others }) => others);
+  };
+  /**
+   * The checks before a booking is sent: true when the answers may go; else the questions in error
+   * say why, and the first takes the focus.
+   */
+  const answersReady = () => {
+    const errors = checkDrafts(questions, drafts);
+    setAnswerErrors(errors);
+    if (Object.keys(errors).length === 0) return true;
+    setAnswerAttempt((n) => n + 1);
+    setMessage("Please check your answers to the clinic's questions.");
+    setSignInAgain(false);
+    return false;
+  };
+  /**
+   * A booking refused for its answers (400 at `answers.<key>`): the errors go under their questions
+   * and the time stays chosen (and held), so the patient fixes them and books again. False for any
+   * other error.
+   */
+  const refusedAnswers = (error: unknown) => {
+    const refused = answerErrorsOf(error);
+    if (!refused) return false;
+    setAnswerErrors(refused);
+    setAnswerAttempt((n) => n + 1);
+    setSignInAgain(false);
+    const shown = new Set(questions.map((q) => q.key));
+    setMessage(
+      Object.keys(refused).every((key) => shown.has(key))
+        ? "Please check your answers to the clinic's questions."
+        : "The clinic's questions for this service have changed. Please reload the page and answer them again.",
+    );
+    return true;
+  };
+  const resetAnswers = () => {
+    setDrafts({});
+    setAnswerErrors({});
+  };
 
   /** Lets a kept time go (when the patient goes back or picks another); it expires by itself anyway. */
   const releaseHold = () => {
@@ -284,15 +336,18 @@ export function BookingPage({ clinicId }: { clinicId: string }) {
         start: input.slot.start,
         patient: { name, ...(phone ? { phone_e164: phone } : {}) },
         ...(input.holdId ? { hold_id: input.holdId } : {}),
+        ...answersInput(),
       }),
     onSuccess: async (appointment) => {
       setBooked(appointment);
       setSlot(undefined);
       setHold(undefined);
       setMessage(undefined);
+      resetAnswers();
       await refreshSlots();
     },
     onError: async (error) => {
+      if (refusedAnswers(error)) return;
       fail(error);
       setSlot(undefined);
       setHold(undefined);
@@ -301,14 +356,17 @@ export function BookingPage({ clinicId }: { clinicId: string }) {
     },
   });
   const bookAsGuest = useMutation({
-    mutationFn: (input: { slot: Slot; patient: GuestPatient }) => guestBooking(clinicId, serviceId, input),
+    mutationFn: (input: { slot: Slot; patient: GuestPatient }) =>
+      guestBooking(clinicId, serviceId, { ...input, ...answersInput() }),
     onSuccess: async (appointment, input) => {
       setGuestHeld({ appointment, email: input.patient.email });
       setSlot(undefined);
       setMessage(undefined);
+      resetAnswers();
       await refreshSlots();
     },
     onError: async (error) => {
+      if (refusedAnswers(error)) return;
       fail(error, guestMessageOf);
       setSlot(undefined);
       await queryClient.invalidateQueries({ queryKey: ["slots"] });
@@ -429,6 +487,7 @@ export function BookingPage({ clinicId }: { clinicId: string }) {
                   setChosenMonth("");
                   setSlot(undefined);
                   setBooked(undefined);
+                  resetAnswers();
                 }}
               />
               {s.name} ({s.duration_min} min{s.provider_name ? `, ${s.provider_name}` : ""})
@@ -545,17 +604,27 @@ export function BookingPage({ clinicId }: { clinicId: string }) {
           chosen={chosenText}
           busy={bookAsGuest.isPending}
           onSubmit={(patient) => {
-            if (slot) bookAsGuest.mutate({ slot, patient });
+            if (slot && answersReady()) bookAsGuest.mutate({ slot, patient });
           }}
           onBack={() => {
             setSlot(undefined);
           }}
-        />
+        >
+          {slot && (
+            <QuestionsFields
+              questions={questions}
+              drafts={drafts}
+              errors={answerErrors}
+              attempt={answerAttempt}
+              onChange={answerDraft}
+            />
+          )}
+        </GuestForm>
       ) : (
         <form
           onSubmit={(e) => {
             e.preventDefault();
-            if (slot && hold && !holdExpired) book.mutate({ slot, holdId: hold.id });
+            if (slot && hold && !holdExpired && answersReady()) book.mutate({ slot, holdId: hold.id });
           }}
         >
           <fieldset disabled={!hold || holdExpired}>
@@ -595,6 +664,15 @@ export function BookingPage({ clinicId }: { clinicId: string }) {
                 }}
               />
             </label>
+            {slot && (
+              <QuestionsFields
+                questions={questions}
+                drafts={drafts}
+                errors={answerErrors}
+                attempt={answerAttempt}
+                onChange={answerDraft}
+              />
+            )}
             <button type="submit" disabled={!slot || !hold || holdExpired || book.isPending}>
               {chosenText ? `Book ${chosenText}` : "Choose a time first"}
             </button>{" "}
@@ -619,11 +697,16 @@ export function BookingPage({ clinicId }: { clinicId: string }) {
 }
 
 /** A guest's booking (§15 O4 without a token): a held appointment and a confirm e-mail. */
-function guestBooking(clinicId: string, serviceId: string, input: { slot: Slot; patient: GuestPatient }) {
+function guestBooking(
+  clinicId: string,
+  serviceId: string,
+  input: { slot: Slot; patient: GuestPatient; answers?: Record<string, unknown> },
+) {
   return client.onlineBooking.book.mutate({
     clinic_id: clinicId,
     service_id: serviceId,
     start: input.slot.start,
     patient: input.patient,
+    ...(input.answers ? { answers: input.answers } : {}),
   });
 }

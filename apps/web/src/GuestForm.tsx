@@ -1,4 +1,4 @@
-import { useState } from "react";
+import { type ReactNode, useState } from "react";
 
 export interface GuestPatient {
   name: string;
@@ -16,6 +16,8 @@ export function GuestForm(props: {
   busy: boolean;
   onSubmit: (patient: GuestPatient) => void;
   onBack: () => void;
+  /** More of the form, after the details (the service's questions). */
+  children?: ReactNode;
 }) {
   const [name, setName] = useState("");
   const [email, setEmail] = useState("");
@@ -68,6 +70,7 @@ export function GuestForm(props: {
             }}
           />
         </label>
+        {props.children}
         <button type="submit" disabled={!props.chosen || props.busy}>
           {props.chosen ? `Book ${props.chosen} and e-mail me the link` : "Choose a time first"}
         </button>{" "}

@@ -5,6 +5,7 @@ import { resourceNames } from "./deskDay.ts";
 import { type Locale, localeOf, longDateIn, strings } from "./i18n.ts";
 import { type ManageView, type ManagedAppointment, manageApi } from "./manageApi.ts";
 import { MonthView, monthOf } from "./MonthView.tsx";
+import { AnswersList } from "./QuestionsFields.tsx";
 import { SlotPicker } from "./SlotPicker.tsx";
 import { dateIn, timeIn, visitorZone } from "./time.ts";
 
@@ -95,6 +96,14 @@ function AppointmentCard({ view, locale }: { view: ManageView; locale: Locale })
           ? t.offered
           : (t.statusWords[a.status] ?? a.status.replace(/_/g, " "))}
       </dd>
+      {a.answers.length > 0 && (
+        <>
+          <dt>{t.answers.heading}</dt>
+          <dd>
+            <AnswersList answers={a.answers} words={t.answers} bare />
+          </dd>
+        </>
+      )}
     </dl>
   );
 }

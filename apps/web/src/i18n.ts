@@ -138,6 +138,8 @@ const en = {
   provider: "With",
   when: "When",
   status: "Status",
+  // The patient's own answers to the service's questions (§19).
+  answers: { heading: "Your answers", yes: "yes", no: "no" },
   at: (date: string, time: string) => `${date} at ${time}`,
   clinicTime: (zone: string) => `clinic time, ${zone}`,
   statusWords: {
@@ -274,6 +276,7 @@ const de: Strings = {
   provider: "Bei",
   when: "Wann",
   status: "Status",
+  answers: { heading: "Ihre Antworten", yes: "ja", no: "nein" },
   at: (date, time) => `${date} um ${time} Uhr`,
   clinicTime: (zone) => `Zeit der Praxis, ${zone}`,
   statusWords: {
