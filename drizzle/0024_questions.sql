@@ -3,5 +3,5 @@
 ALTER TABLE "appointments" ADD COLUMN "answers" jsonb DEFAULT '[]'::jsonb NOT NULL;--> statement-breakpoint
 ALTER TABLE "services" ADD COLUMN "questions" jsonb DEFAULT '[]'::jsonb NOT NULL;--> statement-breakpoint
 ALTER TABLE "webhooks" ADD COLUMN "include_answers" boolean DEFAULT false NOT NULL;--> statement-breakpoint
-ALTER TABLE "appointments" ADD CONSTRAINT "appointments_answers_list" CHECK (jsonb_typeof("appointments"."answers") = 'array');--> statement-breakpoint
-ALTER TABLE "services" ADD CONSTRAINT "services_questions_list" CHECK (jsonb_typeof("services"."questions") = 'array' and jsonb_array_length("services"."questions") <= 30);
+ALTER TABLE "appointments" ADD CONSTRAINT "appointments_answers_list" CHECK (jsonb_typeof("answers") = 'array');--> statement-breakpoint
+ALTER TABLE "services" ADD CONSTRAINT "services_questions_list" CHECK (jsonb_typeof("questions") = 'array' and jsonb_array_length("questions") <= 30);

@@ -393,6 +393,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         from: options.mail?.from ?? "Clinic Scheduling <no-reply@localhost>",
         publicUrl: options.mail?.publicUrl ?? options.config.publicUrl ?? "http://127.0.0.1:3000",
       },
+      guestAddressKey: options.config.guestAddressKey,
+      onRetention: metrics.retentionRun,
       onError: (error) => {
         app.log.error({ err: error }, "job queue error");
       },

@@ -1,11 +1,11 @@
 // GET /metrics (docs/operations.md#metrics): Prometheus text format from prom-client, one registry
 // per app. Request durations by route pattern, booking writes by outcome, availability cache
 // lookups, the database pool, the job queue and webhook deliveries as the database holds them (so
-// every process reports the same, whichever ran the jobs).
+// every process reports the same, whichever ran the jobs), and the retention runs this process did.
 import { timingSafeEqual } from "node:crypto";
 import type { FastifyInstance } from "fastify";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
-import type { ApiObserver, AvailabilityCache } from "@clinic/api";
+import type { ApiObserver, AvailabilityCache, RetentionRun } from "@clinic/api";
 import { deliveryCountsByStatus, jobQueueState, oldestPendingDeliveryAgeS, queueNames } from "@clinic/api";
 import type { DbHandle } from "@clinic/db";
 import { problem, problemContentType } from "./problem.ts";
@@ -13,6 +13,8 @@ import { problem, problemContentType } from "./problem.ts";
 export interface Metrics {
   registry: Registry;
   observer: ApiObserver;
+  /** Hears of each retention run of this process's workers (docs/patient-data.md#retention). */
+  retentionRun: (run: RetentionRun) => void;
 }
 
 export function createMetrics(database: DbHandle, cache: AvailabilityCache, now: () => Date): Metrics {
@@ -122,8 +124,37 @@ export function createMetrics(database: DbHandle, cache: AvailabilityCache, now:
     },
   });
 
+  // Retention (docs/patient-data.md#retention): what this process's runs pseudonymized. Counters of
+  // the process, like bookings_total: sum them over the processes. Whether a clinic's run is late
+  // shows, whichever process answers, in jobs_oldest_due_age_seconds{queue="patient-retention"}.
+  const retentionRows = new Counter({
+    name: "clinic_retention_pseudonymized_total",
+    help: "Rows whose personal values the retention job removed, by kind (appointments, messages, events, deliveries, audit_entries, waitlist_entries)",
+    labelNames: ["kind"] as const,
+    registers: [registry],
+  });
+  const retentionRuns = new Counter({
+    name: "clinic_retention_runs_total",
+    help: "Retention runs of a clinic, by whether they finished (complete) or stopped at their time budget to go on (partial)",
+    labelNames: ["outcome"] as const,
+    registers: [registry],
+  });
+  const retentionLastRun = new Gauge({
+    name: "clinic_retention_last_run_timestamp_seconds",
+    help: "When this process last finished a clinic's retention run (Unix seconds; 0: not yet)",
+    registers: [registry],
+  });
+  for (const kind of ["appointments", "messages", "events", "deliveries", "audit_entries", "waitlist_entries"])
+    retentionRows.inc({ kind }, 0);
+  for (const outcome of ["complete", "partial"]) retentionRuns.inc({ outcome }, 0);
+
   return {
     registry,
+    retentionRun(run) {
+      for (const [kind, count] of Object.entries(run.counts)) retentionRows.inc({ kind }, count);
+      retentionRuns.inc({ outcome: run.complete ? "complete" : "partial" });
+      retentionLastRun.set(now().getTime() / 1000);
+    },
     observer: {
       bookingWrite(procedure, outcome) {
         bookings.inc({ procedure, outcome });

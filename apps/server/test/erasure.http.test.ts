@@ -8,16 +8,16 @@
 // The dump is pg_dump on PostgreSQL; on Citus (whose rows live on the workers, which the
 // coordinator's pg_dump does not see) and on PGlite it is every row of every table as text.
 import { execFile } from "node:child_process";
-import { createServer, type Server } from "node:http";
 import { randomBytes, randomInt } from "node:crypto";
 import { promisify } from "node:util";
 import { eq, sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { smtpTransport } from "@clinic/api";
 import { addService, bookableClinic } from "@clinic/api/testing";
 import { clinics, rowsOf } from "@clinic/db";
 import { startMailCatcher } from "../src/mailCatcher.ts";
 import { problemOf, request, useTestApp } from "./helpers.ts";
+import { useWebhookReceiver } from "./webhookReceiver.ts";
 
 const now = new Date("2027-03-12T07:00:00.000Z");
 vi.setConfig({ testTimeout: 180_000 });
@@ -25,24 +25,7 @@ vi.setConfig({ testTimeout: 180_000 });
 const catcher = await startMailCatcher();
 afterAll(() => catcher.close());
 
-const received: string[] = [];
-let receiver: Server | undefined;
-let receiverPort = 0;
-beforeAll(async () => {
-  const server = createServer((req, res) => {
-    let body = "";
-    req.on("data", (chunk: Buffer) => (body += chunk.toString()));
-    req.on("end", () => {
-      received.push(body);
-      res.end("ok");
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  receiverPort = typeof address === "object" && address ? address.port : 0;
-  receiver = server;
-});
-afterAll(() => new Promise<void>((resolve) => (receiver ? receiver.close(() => resolve()) : resolve())));
+const receiver = useWebhookReceiver();
 
 const t = useTestApp(
   {
@@ -132,7 +115,7 @@ describe("erasure (§21 X2), proven by a search of the whole database", () => {
         url: `/v1/clinics/${a.clinicId}/webhooks`,
         token: a.admin.token,
         body: {
-          url: `http://127.0.0.1:${String(receiverPort)}/hook`,
+          url: `http://127.0.0.1:${String(receiver.port)}/hook`,
           event_types: ["*"],
           include_answers: includeAnswers,
         },
@@ -232,7 +215,7 @@ describe("erasure (§21 X2), proven by a search of the whole database", () => {
     };
     for (let i = 0; i < 200 && (await pending()) > 0; i++) await new Promise((r) => setTimeout(r, 200));
     expect(await pending()).toBe(0);
-    expect(received.some((body) => body.includes(planted.answer))).toBe(true);
+    expect(receiver.received.some((r) => r.body.includes(planted.answer))).toBe(true);
 
     // The positive control: the dump finds every planted value, in clinic A's rows.
     const before = await dump();
@@ -323,20 +306,20 @@ describe("erasure (§21 X2), proven by a search of the whole database", () => {
         url: `/fhir/R4/Appointment/${a.clinicId.replaceAll("-", "")}${firstId.replaceAll("-", "")}`,
         token: a.staff.token,
       }),
-      ...Object.fromEntries(
-        await Promise.all(
-          hookIds.map(async (id, i) => [
-            `deliveries${String(i)}`,
-            await request(t.app, {
-              method: "GET",
-              url: `/v1/clinics/${a.clinicId}/webhooks/${id}/deliveries`,
-              token: a.admin.token,
-            }),
-          ]),
-        ),
-      ),
     };
-    for (const [name, response] of Object.entries(answers)) {
+    const deliveries = await Promise.all(
+      hookIds.map((id) =>
+        request(t.app, {
+          method: "GET",
+          url: `/v1/clinics/${a.clinicId}/webhooks/${id}/deliveries`,
+          token: a.admin.token,
+        }),
+      ),
+    );
+    for (const [name, response] of [
+      ...Object.entries(answers),
+      ...deliveries.map((d, i) => [`deliveries ${String(i)}`, d] as const),
+    ]) {
       expect(response.statusCode, name).toBe(200);
       for (const [what, value] of Object.entries(planted))
         expect(response.body.toLowerCase(), `${name}: ${what}`).not.toContain(value.toLowerCase());

@@ -4,6 +4,7 @@ import { type KeyboardEvent, useCallback, useEffect, useRef, useState } from "re
 import { client, errorCodeOf, messageOf } from "./api.ts";
 import { CalendarsDialog } from "./CalendarsDialog.tsx";
 import { DeskSearch } from "./DeskSearch.tsx";
+import { PatientDataDialog } from "./PatientDataDialog.tsx";
 import {
   type Block,
   addDays,
@@ -125,9 +126,17 @@ export function DeskPage({ clinicId }: { clinicId: string }) {
   const [tip, setTip] = useState<{ key: string; providerId: string; start: Date } | undefined>();
   const [showAppointment, setShowAppointment] = useState<string | undefined>();
   const [calendarsOf, setCalendarsOf] = useState<{ user_id: string; full_name: string } | undefined>();
+  const [patientData, setPatientData] = useState(false);
   const hoverTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const table = useRef<HTMLTableElement>(null);
 
+  // Whether the caller may see the reports (CLINIC_ADMIN): RP1 answers for a day, or refuses (docs/web.md).
+  const mayReport = useQuery({
+    queryKey: ["desk-may-report", clinicId],
+    queryFn: () => client.reports.utilization.query({ clinic_id: clinicId, from: today, to: today, group_by: "month" }),
+    enabled: clinic.isSuccess,
+    staleTime: Infinity,
+  });
   const services = useQuery({
     queryKey: ["desk-services", clinicId],
     queryFn: () => client.services.list.query({ clinic_id: clinicId, limit: 500 }),
@@ -623,6 +632,33 @@ export function DeskPage({ clinicId }: { clinicId: string }) {
   return (
     <main className="page desk">
       <h1>{clinic.data.name}: front desk</h1>
+      {mayReport.isSuccess && (
+        <nav aria-label="Clinic administration" className="desk-nav">
+          <a href={`/desk/${encodeURIComponent(clinicId)}/reports`}>Reports: utilization and no-shows</a>{" "}
+          <button
+            type="button"
+            className="secondary header-button"
+            id="patient-data-open"
+            aria-haspopup="dialog"
+            onClick={() => {
+              setPatientData(true);
+            }}
+          >
+            Patient data
+          </button>
+        </nav>
+      )}
+      {patientData && (
+        <PatientDataDialog
+          clinicId={clinicId}
+          clinicName={clinic.data.name}
+          onErased={() => void refresh()}
+          onClose={() => {
+            setPatientData(false);
+            document.getElementById("patient-data-open")?.focus();
+          }}
+        />
+      )}
       <div className="toolbar">
         <div className="day-nav" role="group" aria-label="Choose the day">
           <button

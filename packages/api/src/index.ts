@@ -3,6 +3,7 @@ export * from "./context.ts";
 export * from "./errors.ts";
 export { JobWorkers, jobQueueState, queueNames } from "./modules/jobs/index.ts";
 export { type WorkerSettings, startWorkers } from "./workers.ts";
+export type { RetentionRun } from "./modules/patientData/index.ts";
 export {
   AvailabilityCache,
   type FastAvailabilityAnswer,

@@ -1,6 +1,6 @@
 // The jobs this service runs in the background, composed once (docs/jobs.md): webhook delivery
-// attempts, reminders, confirmation expiries and patient e-mails, on the job queue of the
-// service's database, and the waitlist matcher.
+// attempts, reminders, confirmation expiries, patient e-mails, calendars' syncs and retention, on
+// the job queue of the service's database, and the waitlist matcher.
 import type { DbHandle } from "@clinic/db";
 import {
   type ConfirmationExpiryJob,
@@ -19,6 +19,12 @@ import {
 } from "./modules/calendars/index.ts";
 import { JobWorkers, type RetryPolicy, queueNames } from "./modules/jobs/index.ts";
 import { type MailSettings, type MessageJob, runMessageSend } from "./modules/messages/index.ts";
+import {
+  type RetentionJob,
+  type RetentionRun,
+  ensureRetentionJobs,
+  runRetention,
+} from "./modules/patientData/index.ts";
 import { sweepWaitlists } from "./modules/waitlist/index.ts";
 import { type DeliveryJob, type DeliverySettings, runDeliveryAttempts } from "./modules/webhooks/index.ts";
 
@@ -40,6 +46,12 @@ export interface WorkerSettings extends DeliverySettings {
    */
   calendars?:
     { key: string | undefined; production: boolean; syncIntervalS?: number; staleAfterS?: number } | undefined;
+  /** GUEST_ADDRESS_KEY: keys the pseudonyms of retention (docs/patient-data.md#retention), as of an erasure. */
+  guestAddressKey?: string | undefined;
+  /** Told of every retention run (/metrics). */
+  onRetention?: ((run: RetentionRun) => void) | undefined;
+  /** How often this process makes sure every clinic with a retention period has its job (default 1 h). */
+  retentionEnsureIntervalMs?: number | undefined;
 }
 
 /** Starts this process's workers; `stop()` waits for running jobs. */
@@ -84,6 +96,22 @@ export function startWorkers(handle: DbHandle, settings: WorkerSettings): JobWor
   workers.work<WriteBackJob>(queueNames.calendarWriteBack, (job) =>
     runCalendarWriteBack(handle.db, { ...calendarSettings, retryDelaysS: settings.retryDelaysS }, job),
   );
+  // Retention: each clinic's one recurring job (docs/patient-data.md#retention), its batches' time
+  // budget well inside the job's lease; and the hourly look that restarts a missing or failed one.
+  const leaseS = settings.jobRetry?.leaseS ?? 120;
+  workers.work<RetentionJob>(queueNames.patientRetention, (job) =>
+    runRetention(
+      handle.db,
+      {
+        key: settings.guestAddressKey,
+        now: clock,
+        budgetMs: Math.min(20_000, leaseS * 250),
+        onRun: settings.onRetention,
+      },
+      job.data,
+    ),
+  );
+  workers.runEvery(settings.retentionEnsureIntervalMs ?? 3_600_000, () => ensureRetentionJobs(handle.db));
   // The waitlist matcher sweeps every clinic with waiting or offered entries (docs/waitlist.md#the-matcher).
   const waitlistCache = new AvailabilityCache({ maxEntries: 500 });
   workers.runEvery(settings.waitlistIntervalMs ?? 5_000, () =>

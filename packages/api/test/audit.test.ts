@@ -52,7 +52,7 @@ describe("audit.list (A1)", () => {
     expect(await ids({ resource_id: s1.id })).toEqual([s1.id]);
     expect(await ids({ resource_type: "service", resource_id: s2.id })).toEqual([s2.id]);
     expect(await ids({ resource_id: foreign.id })).toEqual([]);
-    expect(await codeOf(a.asAdmin.audit.list({ clinic_id: a.clinicId, resource_type: "clinic" as never }))).toBe(
+    expect(await codeOf(a.asAdmin.audit.list({ clinic_id: a.clinicId, resource_type: "appointment" as never }))).toBe(
       "VALIDATION_FAILED",
     );
     expect(await codeOf(a.asAdmin.audit.list({ clinic_id: a.clinicId, resource_id: "nope" }))).toBe(

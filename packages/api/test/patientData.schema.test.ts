@@ -60,7 +60,10 @@ describe("the personal-data list (§21)", () => {
     const planted = {
       name: `Quinn Guard ${tag}`,
       email: `quinn.${tag}@example.test`,
-      phone: `+4930${tag.replace(/[^0-9]/g, "7").padEnd(8, "7").slice(0, 8)}`,
+      phone: `+4930${tag
+        .replace(/[^0-9]/g, "7")
+        .padEnd(8, "7")
+        .slice(0, 8)}`,
       notes: `guard-note-${tag}`,
       answer: `guard-answer-${tag}`,
     };

@@ -4,7 +4,7 @@
 // database for planted values is apps/server/test/erasure.http.test.ts.
 import { and, asc, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { appointments, events } from "@clinic/db";
+import { appointments, clinicPatients, events } from "@clinic/db";
 import { pseudonymOf, identifierOf } from "../src/modules/patientData/index.ts";
 import { addService, bookableClinic, callerFor, codeOf, createUser, useTestDatabase } from "../testing/index.ts";
 
@@ -144,6 +144,48 @@ describe("X2 erasure (§21)", () => {
     expect(row).toEqual({ name: result.pseudonym, user: null });
   });
 
+  it("erased by e-mail, a patient's account is theirs too: its other bookings and its link to the clinic go", async () => {
+    const c = await clinicWithPatient();
+    await c.asAdmin.clinics.update({ clinic_id: c.clinicId, online_booking: true });
+    const user = await createUser(t.db);
+    const own = await callerFor(t.db, user).onlineBooking.book({
+      clinic_id: c.clinicId,
+      service_id: c.service,
+      start: at(1),
+      patient: { name: "Olga Online" },
+    });
+    const byDesk = await callerFor(t.db, c.staff).appointments.book({
+      clinic_id: c.clinicId,
+      service_id: c.service,
+      start: at(2),
+      patient: { name: "Olga O.", email: "olga.private@example.test" },
+      patient_user_id: user.id,
+    });
+    const linked = () =>
+      t.db
+        .select()
+        .from(clinicPatients)
+        .where(and(eq(clinicPatients.clinicId, c.clinicId), eq(clinicPatients.userId, user.id)));
+    expect(await linked()).toHaveLength(1);
+    const result = await callerFor(t.db, c.admin).patientData.erase({
+      clinic_id: c.clinicId,
+      email: user.email,
+      reason: "Art. 17",
+    });
+    expect(result.erased.appointments).toBe(2);
+    expect(await linked()).toEqual([]);
+    const rows = await t.db
+      .select({ id: appointments.id, email: appointments.patientEmail, user: appointments.patientUserId })
+      .from(appointments)
+      .where(eq(appointments.clinicId, c.clinicId));
+    expect(rows.filter((r) => r.id === own.id || r.id === byDesk.id)).toEqual(
+      expect.arrayContaining([
+        { id: own.id, email: null, user: null },
+        { id: byDesk.id, email: null, user: null },
+      ]),
+    );
+  });
+
   it("is CLINIC_ADMIN's, takes exactly one identifier, and leaves another clinic's copy of the patient untouched", async () => {
     const a = await clinicWithPatient();
     const b = await clinicWithPatient();
@@ -196,7 +238,7 @@ describe("X2 erasure (§21)", () => {
       admin.patientData.erase({ clinic_id: c.clinicId, email: c.patient.email, reason: "race" }),
       ...racing,
     ]);
-    if (erasure?.status !== "fulfilled") throw new Error(`the erasure failed: ${String(erasure?.reason)}`);
+    if (erasure.status !== "fulfilled") throw new Error(`the erasure failed: ${String(erasure.reason)}`);
     expect(bookings.every((b) => b.status === "fulfilled")).toBe(true);
     // In the clinic's event order: every appointment booked before patient.erased lost its values;
     // one that still has them was booked after it.

@@ -18,6 +18,8 @@ const settings = {
   locale: z.enum(clinicLocales).optional(),
   offer_minutes: z.number().int().min(5).max(1440).optional(),
   guest_holds_max: z.number().int().min(0).max(1000).optional(),
+  /** §21: days an ended appointment keeps its patient's personal values; null keeps them (docs/patient-data.md#retention). */
+  retention_days: z.number().int().min(30).max(3650).nullable().optional(),
 };
 
 export const clinicsRouter = {

@@ -6,6 +6,7 @@ import { keyset } from "../../pagination.ts";
 import { instantOutput } from "../../schemas/wire.ts";
 import type { Caller } from "../access/index.ts";
 import { invalidateAvailability } from "../availability/index.ts";
+import { scheduleRetention } from "../patientData/index.ts";
 
 export const clinicOutput = z.object({
   id: z.string(),
@@ -32,6 +33,11 @@ export const clinicOutput = z.object({
    * is 429 RATE_LIMITED. 0 turns guest booking off (docs/manage-links.md#guest-holds).
    */
   guest_holds_max: z.number().int(),
+  /**
+   * Days after its end that an appointment keeps its patient's personal values; then a daily job
+   * pseudonymizes it and its copies (§21, docs/patient-data.md#retention). Null: kept.
+   */
+  retention_days: z.number().int().nullable(),
   created_at: instantOutput,
   updated_at: instantOutput,
 });
@@ -52,6 +58,7 @@ export const toClinic = (row: ClinicRow): ClinicView => ({
   locale: row.locale,
   offer_minutes: row.offerMinutes,
   guest_holds_max: row.guestHoldsMax,
+  retention_days: row.retentionDays,
   created_at: row.createdAt,
   updated_at: row.updatedAt,
 });
@@ -75,6 +82,7 @@ export interface ClinicSettings {
   locale?: ClinicLocale | undefined;
   offer_minutes?: number | undefined;
   guest_holds_max?: number | undefined;
+  retention_days?: number | null | undefined;
 }
 
 const columnsOf = (settings: ClinicSettings) => ({
@@ -91,19 +99,22 @@ const columnsOf = (settings: ClinicSettings) => ({
   locale: settings.locale,
   offerMinutes: settings.offer_minutes,
   guestHoldsMax: settings.guest_holds_max,
+  retentionDays: settings.retention_days,
 });
 
-/** Creates a clinic (the caller has been checked to be a global ADMIN). */
+/** Creates a clinic (the caller has been checked to be a global ADMIN); a retention period starts its job. */
 export async function createClinic(db: Db, input: ClinicSettings & { name: string }): Promise<ClinicView> {
-  return toClinic(
-    returnedRow(
-      await db
+  return db.transaction(async (tx) => {
+    const row = returnedRow(
+      await tx
         .insert(clinics)
         .values({ ...columnsOf(input), name: input.name })
         .returning(),
       "clinic",
-    ),
-  );
+    );
+    if (row.retentionDays !== null) await scheduleRetention(tx, row.id, row.retentionDays);
+    return toClinic(row);
+  });
 }
 
 /** Clinics by name: every clinic for a global ADMIN, else the caller's own; keyset-paginated. */
@@ -128,14 +139,17 @@ export async function getClinic(db: Db, clinicId: string): Promise<ClinicView> {
   return toClinic(row);
 }
 
-/** Changes a clinic's settings; a new zone moves every wall-clock period, so availability is invalidated. */
+/**
+ * Changes a clinic's settings; a new zone moves every wall-clock period, so availability is
+ * invalidated; a new retention period runs the retention job now (and daily), none removes it.
+ */
 export async function updateClinic(db: Db, clinicId: string, patch: ClinicSettings): Promise<ClinicView> {
   const set = columnsOf(patch);
   // An empty PATCH changes nothing and writes nothing, so updated_at stays (an empty SET is no SQL).
   if (Object.values(set).every((value) => value === undefined)) return getClinic(db, clinicId);
   return db.transaction(async (tx) => {
     const [before] = await tx
-      .select({ timezone: clinics.timezone })
+      .select({ timezone: clinics.timezone, retentionDays: clinics.retentionDays })
       .from(clinics)
       .where(eq(clinics.id, clinicId))
       .for("update");
@@ -143,6 +157,7 @@ export async function updateClinic(db: Db, clinicId: string, patch: ClinicSettin
     const [row] = await tx.update(clinics).set(set).where(eq(clinics.id, clinicId)).returning();
     if (!row) throw notFound("clinic");
     if (row.timezone !== before.timezone) await invalidateAvailability(tx, clinicId, [clinicId]);
+    if (row.retentionDays !== before.retentionDays) await scheduleRetention(tx, clinicId, row.retentionDays);
     return toClinic(row);
   });
 }

@@ -20,6 +20,7 @@ export const queueNames = {
   messageSend: "message-send",
   calendarSync: "calendar-sync",
   calendarWriteBack: "calendar-write-back",
+  patientRetention: "patient-retention",
 } as const;
 export type QueueName = (typeof queueNames)[keyof typeof queueNames];
 

@@ -47,7 +47,12 @@ export const personalData: readonly PersonalColumn[] = [
   { table: "messages", column: "to", subject: "patient", erasure: "the pseudonym; a pending message is skipped" },
   { table: "messages", column: "subject", subject: "patient", erasure: "values replaced by the pseudonym" },
   { table: "messages", column: "data", subject: "patient", paths: appointmentPaths, erasure: "scrubbed" },
-  { table: "messages", column: "last_error", subject: "patient", erasure: "values replaced (a server may echo the address)" },
+  {
+    table: "messages",
+    column: "last_error",
+    subject: "patient",
+    erasure: "values replaced (a server may echo the address)",
+  },
   { table: "events", column: "data", subject: "patient", paths: appointmentPaths, erasure: "scrubbed" },
   {
     table: "webhook_deliveries",
