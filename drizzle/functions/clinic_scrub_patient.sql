@@ -36,6 +36,7 @@ DECLARE
   v_json_patterns text[];
   v_text_patterns text[];
   v_event_ids uuid[];
+  v_message_ids uuid[];
   v_appointments bigint := 0;
   v_messages bigint := 0;
   v_waitlist bigint := 0;
@@ -80,14 +81,21 @@ BEGIN
   DELETE FROM clinic_patients cp WHERE cp.clinic_id = p_clinic_id AND cp.user_id = ANY (v_users);
 
   -- Messages about the rows or to the patient's addresses: recipient and data gone; not sent any more.
+  -- (Without the search, only the rows' own messages: a statement the indexes serve.)
+  IF v_search THEN
+    v_message_ids := ARRAY(SELECT m.id FROM messages m WHERE m.clinic_id = p_clinic_id
+      AND (m.appointment_id = ANY (v_ids) OR m.cause_id = ANY (v_series) OR m.cause_id = ANY (v_entries)
+           OR lower(m."to") = ANY (v_emails) OR m.data::text ILIKE ANY (v_json_patterns)));
+  ELSE
+    v_message_ids := ARRAY(SELECT m.id FROM messages m WHERE m.clinic_id = p_clinic_id
+      AND (m.appointment_id = ANY (v_ids) OR m.cause_id = ANY (v_series) OR m.cause_id = ANY (v_entries)));
+  END IF;
   UPDATE messages m SET "to" = v_pseudonym, subject = clinic_scrub_text(m.subject, v_removed || v_names, v_pseudonym),
     data = clinic_scrub_json(m.data, v_removed, v_names, v_pseudonym, true),
     last_error = clinic_scrub_text(m.last_error, v_removed || v_names, v_pseudonym),
     status = CASE WHEN m.status = 'pending' THEN 'skipped' ELSE m.status END,
     next_attempt_at = CASE WHEN m.status = 'pending' THEN NULL ELSE m.next_attempt_at END
-  WHERE m.clinic_id = p_clinic_id
-    AND (m.appointment_id = ANY (v_ids) OR m.cause_id = ANY (v_series) OR m.cause_id = ANY (v_entries)
-         OR lower(m."to") = ANY (v_emails) OR m.data::text ILIKE ANY (v_json_patterns));
+  WHERE m.clinic_id = p_clinic_id AND m.id = ANY (v_message_ids);
   GET DIAGNOSTICS v_messages = ROW_COUNT;
 
   -- Events about the rows, or holding one of the values anywhere.
@@ -127,8 +135,10 @@ BEGIN
   WHERE l.clinic_id = p_clinic_id AND (l.resource_id = ANY (v_ids) OR l.details::text ILIKE ANY (v_json_patterns));
   GET DIAGNOSTICS v_audit = ROW_COUNT;
 
-  UPDATE jobs j SET last_error = clinic_scrub_text(j.last_error, v_removed || v_names, v_pseudonym)
-  WHERE j.clinic_id = p_clinic_id AND j.last_error ILIKE ANY (v_text_patterns);
+  IF v_search THEN
+    UPDATE jobs j SET last_error = clinic_scrub_text(j.last_error, v_removed || v_names, v_pseudonym)
+    WHERE j.clinic_id = p_clinic_id AND j.last_error ILIKE ANY (v_text_patterns);
+  END IF;
 
   RETURN jsonb_build_object('appointments', v_appointments, 'messages', v_messages, 'waitlist_entries', v_waitlist,
     'events', v_events, 'deliveries', v_deliveries, 'audit_entries', v_audit);

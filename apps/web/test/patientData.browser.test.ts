@@ -188,7 +188,8 @@ describe.skipIf(!chromiumPath)("patient data in the pages, in Chromium", () => {
   it("downloads what the clinic holds about a patient, as JSON and as a FHIR Bundle, and names a wrong identifier at its field", async () => {
     const page = await openDialog();
     const dialog = page.getByRole("dialog", { name: "Patient data" });
-    expect(await focused(page)).toBe("Patient data");
+    // Focus moves in the next frame: polled, not read once.
+    await expect.poll(() => focused(page)).toBe("Patient data");
     await page.screenshot({ path: `${shots}patient-data.png`, fullPage: true });
     expect(await axeViolations(page, "patient data dialog")).toEqual([]);
 
@@ -197,7 +198,7 @@ describe.skipIf(!chromiumPath)("patient data in the pages, in Chromium", () => {
     const value = dialog.getByLabel("The patient's e-mail address");
     await dialog.getByTestId("patient-value-error").getByText("Enter the patient's e-mail address first.").waitFor();
     expect(await value.getAttribute("aria-invalid")).toBe("true");
-    expect(await value.evaluate((input) => input === document.activeElement)).toBe(true);
+    await expect.poll(() => value.evaluate((input) => input === document.activeElement)).toBe(true);
     expect(await axeViolations(page, "patient data dialog, no identifier")).toEqual([]);
 
     // By e-mail (any letter case): the JSON export holds both of Petra's appointments, not Otto's.
@@ -237,7 +238,8 @@ describe.skipIf(!chromiumPath)("patient data in the pages, in Chromium", () => {
     // Escape closes the dialog and gives the focus back to "Patient data".
     await page.keyboard.press("Escape");
     await dialog.waitFor({ state: "detached" });
-    expect(await focused(page)).toBe("Patient data");
+    // Focus moves in the next frame: polled, not read once.
+    await expect.poll(() => focused(page)).toBe("Patient data");
   });
 
   it("erases a patient only after a confirmation with a reason, and shows the pseudonym on the desk", async () => {
@@ -256,7 +258,8 @@ describe.skipIf(!chromiumPath)("patient data in the pages, in Chromium", () => {
     const confirmation = dialog.getByTestId("erase-confirmation");
     const question = `Erase the patient with the e-mail address ${petra.email} from Praxis Daten?`;
     await confirmation.getByRole("heading", { name: question }).waitFor();
-    expect(await focused(page)).toBe(question);
+    // Focus moves in the next frame: polled, not read once.
+    await expect.poll(() => focused(page)).toBe(question);
     const text = (await confirmation.textContent()) ?? "";
     for (const words of [
       "cancels their future appointments at this clinic, without sending them a message",
@@ -279,14 +282,14 @@ describe.skipIf(!chromiumPath)("patient data in the pages, in Chromium", () => {
     const reason = confirmation.getByLabel("Reason for the erasure (kept in the audit trail)");
     await confirmation.getByTestId("reason-error").waitFor();
     expect(await reason.getAttribute("aria-invalid")).toBe("true");
-    expect(await reason.evaluate((input) => input === document.activeElement)).toBe(true);
+    await expect.poll(() => reason.evaluate((input) => input === document.activeElement)).toBe(true);
     // With a reason but without "I understand": refused at the box.
     await reason.fill("The patient asked for erasure by letter.");
     await erase.click();
     const understood = confirmation.getByRole("checkbox", { name: "I understand that this cannot be undone" });
     await confirmation.getByTestId("understood-error").waitFor();
     expect(await understood.getAttribute("aria-invalid")).toBe("true");
-    expect(await understood.evaluate((input) => input === document.activeElement)).toBe(true);
+    await expect.poll(() => understood.evaluate((input) => input === document.activeElement)).toBe(true);
     expect(await axeViolations(page, "patient data dialog, erase refused")).toEqual([]);
     expect(erasures).toEqual([]);
     expect(await cell.getByText("Petra Vogel, Consultation").count()).toBe(1);
@@ -294,7 +297,8 @@ describe.skipIf(!chromiumPath)("patient data in the pages, in Chromium", () => {
     // "Keep the data" goes back, focus on "Erase…"; the second time, with both, it erases.
     await confirmation.getByRole("button", { name: "Keep the data" }).click();
     await confirmation.waitFor({ state: "detached" });
-    expect(await focused(page)).toBe("Erase…");
+    // Focus moves in the next frame: polled, not read once.
+    await expect.poll(() => focused(page)).toBe("Erase…");
     await dialog.getByRole("button", { name: "Erase…" }).click();
     await reason.fill("The patient asked for erasure by letter.");
     await understood.check();
@@ -304,9 +308,10 @@ describe.skipIf(!chromiumPath)("patient data in the pages, in Chromium", () => {
     await result.waitFor();
     const pseudonym = (await result.getByTestId("erase-pseudonym").textContent()) ?? "";
     expect(pseudonym).toMatch(/^erased-[0-9a-f]{8}$/);
-    expect(await focused(page)).toBe(
-      `Erased: the patient with the e-mail address ${petra.email} is now ${pseudonym} at Praxis Daten.`,
-    );
+    // Focus moves in the next frame: polled, not read once.
+    await expect
+      .poll(() => focused(page))
+      .toBe(`Erased: the patient with the e-mail address ${petra.email} is now ${pseudonym} at Praxis Daten.`);
     const count = async (name: string) => Number(await result.locator(`[data-count="${name}"]`).textContent());
     expect(await count("appointments")).toBeGreaterThanOrEqual(2);
     expect(await result.locator("dt").allTextContents()).toEqual([

@@ -281,7 +281,7 @@ describe.skipIf(!chromiumPath)("the reports page in Chromium", () => {
       .getByText("The last day is before the first day: choose a later last day.")
       .waitFor();
     expect(await to.getAttribute("aria-invalid")).toBe("true");
-    expect(await to.evaluate((input) => input === document.activeElement)).toBe(true);
+    await expect.poll(() => to.evaluate((input) => input === document.activeElement)).toBe(true);
     await page.screenshot({ path: `${shots}reports-range-problem.png`, fullPage: true });
     expect(await axeViolations(page, "reports page, a reversed range")).toEqual([]);
 
