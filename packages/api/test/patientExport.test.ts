@@ -259,6 +259,10 @@ describe("X3: my own export", () => {
     // Someone the service has never seen gets an empty export; nobody signed in gets 401.
     const stranger = await createUser(t.db);
     expect((await callerFor(t.db, stranger).patientData.myExport()).clinics).toEqual([]);
+    // A token that claims the patient's phone number opens nothing: X3 does not match by phone
+    // (the claim is not known to be verified).
+    const claimer = { ...(await createUser(t.db)), phoneE164: s.p.phone };
+    expect((await callerFor(t.db, claimer).patientData.myExport()).clinics).toEqual([]);
     expect(await codeOf(callerFor(t.db, null).patientData.myExport())).toBe("UNAUTHENTICATED");
   });
 });

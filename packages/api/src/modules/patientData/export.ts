@@ -340,26 +340,23 @@ export interface ExportingUser {
 /**
  * X3: the caller's own data in every clinic where they appear — by their account (member,
  * registered patient, or the patient of an appointment, series or waitlist entry) or by their
- * account's e-mail (any case) or phone on such a row — each clinic's part matched as X1 matches
- * (clinic_match_patient) with all three identifiers at once.
+ * account's e-mail (any case) on such a row — each clinic's part matched as X1 matches
+ * (clinic_match_patient) with the account and the e-mail. Not by phone: the token's
+ * `phone_number` claim is not known to be verified, and a claimed number must not open another
+ * person's bookings (docs/patient-data.md#x3-across-clinics).
  */
 export async function exportMine(db: Db, user: ExportingUser, now: Date): Promise<MyExport> {
   const email = user.email.toLowerCase();
-  const phone = user.phoneE164;
   const found = rowsOf<{ clinic_id: string }>(
     await db.execute(sql`
-      select clinic_id from ${clinicMembers}
-        where user_id = ${user.id} or lower(email) = ${email} or phone_e164 = ${phone}
+      select clinic_id from ${clinicMembers} where user_id = ${user.id} or lower(email) = ${email}
       union select clinic_id from ${clinicPatients} where user_id = ${user.id}
-      union select clinic_id from ${appointments}
-        where patient_user_id = ${user.id} or lower(patient_email) = ${email} or patient_phone_e164 = ${phone}
-      union select clinic_id from ${appointmentSeries}
-        where patient_user_id = ${user.id} or lower(patient_email) = ${email} or patient_phone_e164 = ${phone}
-      union select clinic_id from ${waitlistEntries}
-        where patient_user_id = ${user.id} or lower(patient_email) = ${email} or patient_phone_e164 = ${phone}`),
+      union select clinic_id from ${appointments} where patient_user_id = ${user.id} or lower(patient_email) = ${email}
+      union select clinic_id from ${appointmentSeries} where patient_user_id = ${user.id} or lower(patient_email) = ${email}
+      union select clinic_id from ${waitlistEntries} where patient_user_id = ${user.id} or lower(patient_email) = ${email}`),
   );
   const clinicIds = [...new Set(found.map((r) => r.clinic_id))].sort();
-  const keys: PatientKeys = { user_id: user.id, email, phone };
+  const keys: PatientKeys = { user_id: user.id, email, phone: null };
   const parts: PatientExport[] = [];
   // One clinic at a time, each in its own snapshot on the clinic's shard.
   for (const clinicId of clinicIds) {
