@@ -8,37 +8,18 @@
 import { mkdir } from "node:fs/promises";
 import { type Server, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
-import type AxeCore from "axe-core";
-import { type Browser, type BrowserContext, type Page, chromium } from "playwright-core";
+import { type Browser, type BrowserContext, type Page } from "playwright-core";
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { axeViolations, chromiumPath, launchChromium } from "./browser.ts";
 import { addHours, addMember, addProvider, addService, createClinic, type TestUser } from "@clinic/api/testing";
 import { calendars } from "@clinic/db";
 import { useTestApp } from "@clinic/server/test-helpers";
 import { instantAt } from "../src/time.ts";
 
-declare global {
-  interface Window {
-    axe: typeof AxeCore;
-  }
-}
-
-declare module "vitest" {
-  export interface ProvidedContext {
-    chromiumPath: string | undefined;
-    requireBrowser: boolean;
-  }
-}
-
-const chromiumPath = inject("chromiumPath");
-const requireBrowser = inject("requireBrowser");
-if (!chromiumPath && requireBrowser) throw new Error("Chromium is required in CI (apt-get install chromium)");
-
 const dist = fileURLToPath(new URL("../dist/", import.meta.url));
 const shots = fileURLToPath(new URL("../test-results/", import.meta.url));
-const axeScript = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
 const timeZone = "Europe/Berlin";
 const all = [1, 2, 3, 4, 5, 6, 7];
 /** Tomorrow in the clinic's zone: every weekday is open, so any date works. */
@@ -124,7 +105,7 @@ describe.skipIf(!chromiumPath)("providers' own calendars on the front desk in Ch
     await addService(db, clinicId, { name: "Check-up", durationMin: 30 });
     admin = await addMember(db, clinicId, { role: "CLINIC_ADMIN", fullName: "Clara Admin" });
     staff = await addMember(db, clinicId, { role: "STAFF", fullName: "Sam Staff" });
-    browser = await chromium.launch({ executablePath: chromiumPath, args: ["--no-sandbox"] });
+    browser = await launchChromium();
     await mkdir(shots, { recursive: true });
   });
   afterAll(async () => {
@@ -145,23 +126,6 @@ describe.skipIf(!chromiumPath)("providers' own calendars on the front desk in Ch
     const page = await context.newPage();
     await page.goto(`${base}/desk/${clinicId}?date=${day}`);
     return page;
-  }
-
-  async function axeViolations(page: Page, name: string): Promise<string[]> {
-    await page.addScriptTag({ path: axeScript });
-    const result = await page.evaluate(async () => {
-      const run = await window.axe.run(document, {
-        runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22a", "wcag22aa"] },
-      });
-      return {
-        passes: run.passes.length,
-        violations: run.violations.map(
-          (v) => `${v.id} (${v.impact ?? "?"}): ${v.help} at ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`,
-        ),
-      };
-    });
-    console.log(`axe, ${name}: ${String(result.passes)} rules pass, ${String(result.violations.length)} violations`);
-    return result.violations;
   }
 
   /** The focused element's accessible name as the test reads it: aria-label, else its text. */

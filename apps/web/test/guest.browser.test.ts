@@ -5,12 +5,11 @@
 // on the waitlist is offered a canceled time by e-mail and declines it, and the next one accepts
 // it. axe-core: no A/AA violation.
 import { mkdir } from "node:fs/promises";
-import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
-import type AxeCore from "axe-core";
-import { type Browser, type BrowserContext, type Page, chromium } from "playwright-core";
+import { type Browser, type BrowserContext, type Page } from "playwright-core";
 import { and, eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { axeViolations, chromiumPath, launchChromium } from "./browser.ts";
 import { smtpTransport } from "@clinic/api";
 import {
   addHours,
@@ -29,26 +28,8 @@ import { type CaughtMail, startMailCatcher } from "@clinic/server/mail-catcher";
 import { addDays } from "../src/deskDay.ts";
 import { dateIn, timeIn } from "../src/time.ts";
 
-declare global {
-  interface Window {
-    axe: typeof AxeCore;
-  }
-}
-
-declare module "vitest" {
-  export interface ProvidedContext {
-    chromiumPath: string | undefined;
-    requireBrowser: boolean;
-  }
-}
-
-const chromiumPath = inject("chromiumPath");
-const requireBrowser = inject("requireBrowser");
-if (!chromiumPath && requireBrowser) throw new Error("Chromium is required in CI (apt-get install chromium)");
-
 const dist = fileURLToPath(new URL("../dist/", import.meta.url));
 const shots = fileURLToPath(new URL("../test-results/", import.meta.url));
-const axeScript = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
 const timeZone = "Europe/Berlin";
 const all = [1, 2, 3, 4, 5, 6, 7];
 
@@ -84,7 +65,7 @@ describe.skipIf(!chromiumPath)("guests, the month view, the waitlist and manage 
 
   beforeAll(async () => {
     base = await t.app.listen({ port: 0, host: "127.0.0.1" });
-    browser = await chromium.launch({ executablePath: chromiumPath, args: ["--no-sandbox"] });
+    browser = await launchChromium();
     await mkdir(shots, { recursive: true });
   });
   afterAll(async () => {
@@ -105,23 +86,6 @@ describe.skipIf(!chromiumPath)("guests, the month view, the waitlist and manage 
     const page = await context.newPage();
     await page.goto(`${base}${path}`);
     return page;
-  }
-
-  async function axeViolations(page: Page, name: string): Promise<string[]> {
-    await page.addScriptTag({ path: axeScript });
-    const result = await page.evaluate(async () => {
-      const run = await window.axe.run(document, {
-        runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22a", "wcag22aa"] },
-      });
-      return {
-        passes: run.passes.length,
-        violations: run.violations.map(
-          (v) => `${v.id} (${v.impact ?? "?"}): ${v.help} at ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`,
-        ),
-      };
-    });
-    console.log(`axe, ${name}: ${String(result.passes)} rules pass, ${String(result.violations.length)} violations`);
-    return result.violations;
   }
 
   /** An online-booking clinic in Berlin, open 08:00–18:00 every day, with Anna (09:00–17:00) and a service. */

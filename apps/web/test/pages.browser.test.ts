@@ -5,12 +5,11 @@
 // racing for one slot get one confirmation and one "just taken". Every page passes axe-core's
 // WCAG 2.x A and AA rules. Screenshots go to apps/web/test-results/.
 import { mkdir } from "node:fs/promises";
-import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
-import type AxeCore from "axe-core";
-import { type Browser, type BrowserContext, type Page, chromium } from "playwright-core";
+import { type Browser, type BrowserContext, type Page } from "playwright-core";
 import { and, eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { axeViolations, chromiumPath, launchChromium } from "./browser.ts";
 import {
   addHours,
   addMember,
@@ -26,27 +25,8 @@ import { useTestApp } from "@clinic/server/test-helpers";
 import { addDays } from "../src/deskDay.ts";
 import { dateIn, instantAt, timeIn } from "../src/time.ts";
 
-declare global {
-  interface Window {
-    axe: typeof AxeCore;
-  }
-}
-
-declare module "vitest" {
-  export interface ProvidedContext {
-    chromiumPath: string | undefined;
-    requireBrowser: boolean;
-  }
-}
-
-const chromiumPath = inject("chromiumPath");
-const requireBrowser = inject("requireBrowser");
-if (!chromiumPath && requireBrowser) throw new Error("Chromium is required in CI (apt-get install chromium)");
-if (!chromiumPath) console.warn("Chromium not installed (apt-get install chromium): the browser tests are skipped");
-
 const dist = fileURLToPath(new URL("../dist/", import.meta.url));
 const shots = fileURLToPath(new URL("../test-results/", import.meta.url));
-const axeScript = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
 const timeZone = "Europe/Berlin";
 /** Tomorrow in the clinic's zone: every weekday is open, so any date works. */
 const day = new Intl.DateTimeFormat("en-CA", { timeZone }).format(new Date(Date.now() + 86_400_000));
@@ -96,7 +76,7 @@ describe.skipIf(!chromiumPath)("the booking page and the front desk in Chromium"
       reason: "Lunch",
     });
     staff = await addMember(db, clinicId, { role: "STAFF", fullName: "Sam Staff" });
-    browser = await chromium.launch({ executablePath: chromiumPath, args: ["--no-sandbox"] });
+    browser = await launchChromium();
     await mkdir(shots, { recursive: true });
   });
   afterAll(async () => {
@@ -131,26 +111,6 @@ describe.skipIf(!chromiumPath)("the booking page and the front desk in Chromium"
       .waitFor();
     await page.getByLabel("Name").fill(name);
     if (phone) await page.getByLabel(/^Phone/).fill(phone);
-  }
-
-  /** axe-core's WCAG 2.0–2.2 level A and AA rules on the page as it is now: the violations, readable. */
-  async function axeViolations(page: Page, name: string): Promise<string[]> {
-    await page.addScriptTag({ path: axeScript });
-    const violations = await page.evaluate(async () => {
-      const result = await window.axe.run(document, {
-        runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22a", "wcag22aa"] },
-      });
-      return {
-        passes: result.passes.length,
-        violations: result.violations.map(
-          (v) => `${v.id} (${v.impact ?? "?"}): ${v.help} at ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`,
-        ),
-      };
-    });
-    console.log(
-      `axe, ${name}: ${String(violations.passes)} rules pass, ${String(violations.violations.length)} violations`,
-    );
-    return violations.violations;
   }
 
   /** How many appointments of a clinic are held right now. */

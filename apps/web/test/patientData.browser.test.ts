@@ -7,12 +7,11 @@
 // downloads their own data from "My appointments" (X3). axe-core: no WCAG 2.x A/AA violation on
 // the dialog in each state.
 import { mkdir, readFile } from "node:fs/promises";
-import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
-import type AxeCore from "axe-core";
-import { type Browser, type BrowserContext, type Page, chromium } from "playwright-core";
+import { type Browser, type BrowserContext, type Page } from "playwright-core";
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { axeViolations, chromiumPath, launchChromium } from "./browser.ts";
 import {
   addHours,
   addMember,
@@ -29,26 +28,8 @@ import { useTestApp } from "@clinic/server/test-helpers";
 import { addDays } from "../src/deskDay.ts";
 import { dateIn, instantAt } from "../src/time.ts";
 
-declare global {
-  interface Window {
-    axe: typeof AxeCore;
-  }
-}
-
-declare module "vitest" {
-  export interface ProvidedContext {
-    chromiumPath: string | undefined;
-    requireBrowser: boolean;
-  }
-}
-
-const chromiumPath = inject("chromiumPath");
-const requireBrowser = inject("requireBrowser");
-if (!chromiumPath && requireBrowser) throw new Error("Chromium is required in CI (apt-get install chromium)");
-
 const dist = fileURLToPath(new URL("../dist/", import.meta.url));
 const shots = fileURLToPath(new URL("../test-results/", import.meta.url));
-const axeScript = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
 const timeZone = "Europe/Berlin";
 const all = [1, 2, 3, 4, 5, 6, 7];
 const today = dateIn(new Date(), timeZone);
@@ -121,7 +102,7 @@ describe.skipIf(!chromiumPath)("patient data in the pages, in Chromium", () => {
     ottoNext = await bookAt(later, 9 * 60, { name: "Otto Other", email: "otto@test.example" }, undefined);
     miaNext = await bookAt(later, 14 * 60, { name: "Mia Mine", email: mia.email }, mia.id);
 
-    browser = await chromium.launch({ executablePath: chromiumPath, args: ["--no-sandbox"] });
+    browser = await launchChromium();
     await mkdir(shots, { recursive: true });
   });
   afterAll(async () => {
@@ -143,23 +124,6 @@ describe.skipIf(!chromiumPath)("patient data in the pages, in Chromium", () => {
     const page = await context.newPage();
     await page.goto(`${base}${path}`);
     return page;
-  }
-
-  async function axeViolations(page: Page, name: string): Promise<string[]> {
-    await page.addScriptTag({ path: axeScript });
-    const result = await page.evaluate(async () => {
-      const run = await window.axe.run(document, {
-        runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22a", "wcag22aa"] },
-      });
-      return {
-        passes: run.passes.length,
-        violations: run.violations.map(
-          (v) => `${v.id} (${v.impact ?? "?"}): ${v.help} at ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`,
-        ),
-      };
-    });
-    console.log(`axe, ${name}: ${String(result.passes)} rules pass, ${String(result.violations.length)} violations`);
-    return result.violations;
   }
 
   /** Clicks the button named `name` and reads the file it saves: its suggested name and parsed JSON. */

@@ -5,11 +5,10 @@
 // RP1 and RP2 as CSV, and STAFF are told that reports are for clinic administrators (no link on
 // their desk). axe-core: no WCAG 2.x A/AA violation.
 import { mkdir, readFile } from "node:fs/promises";
-import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
-import type AxeCore from "axe-core";
-import { type Browser, type BrowserContext, type Page, chromium } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { type Browser, type BrowserContext, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { axeViolations, chromiumPath, launchChromium } from "./browser.ts";
 import {
   addHours,
   addMember,
@@ -24,26 +23,8 @@ import { addDays } from "../src/deskDay.ts";
 import { defaultRange, percent, weekLabel, weeksOf } from "../src/reports.ts";
 import { dateIn, instantAt } from "../src/time.ts";
 
-declare global {
-  interface Window {
-    axe: typeof AxeCore;
-  }
-}
-
-declare module "vitest" {
-  export interface ProvidedContext {
-    chromiumPath: string | undefined;
-    requireBrowser: boolean;
-  }
-}
-
-const chromiumPath = inject("chromiumPath");
-const requireBrowser = inject("requireBrowser");
-if (!chromiumPath && requireBrowser) throw new Error("Chromium is required in CI (apt-get install chromium)");
-
 const dist = fileURLToPath(new URL("../dist/", import.meta.url));
 const shots = fileURLToPath(new URL("../test-results/", import.meta.url));
-const axeScript = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
 const timeZone = "Europe/Berlin";
 const all = [1, 2, 3, 4, 5, 6, 7];
 /** The range the page opens on: the last eight full weeks in the clinic's zone. */
@@ -104,7 +85,7 @@ describe.skipIf(!chromiumPath)("the reports page in Chromium", () => {
     await visit(anna.id, addDays(weekB, 3), 14 * 60, "completed");
     await visit(ben.id, addDays(weekB, 3), 11 * 60, "no_show");
 
-    browser = await chromium.launch({ executablePath: chromiumPath, args: ["--no-sandbox"] });
+    browser = await launchChromium();
     await mkdir(shots, { recursive: true });
   });
   afterAll(async () => {
@@ -124,23 +105,6 @@ describe.skipIf(!chromiumPath)("the reports page in Chromium", () => {
     contexts.push(context);
     await context.addCookies([{ name: "access_token", value: user.token, url: base }]);
     return context.newPage();
-  }
-
-  async function axeViolations(page: Page, name: string): Promise<string[]> {
-    await page.addScriptTag({ path: axeScript });
-    const result = await page.evaluate(async () => {
-      const run = await window.axe.run(document, {
-        runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22a", "wcag22aa"] },
-      });
-      return {
-        passes: run.passes.length,
-        violations: run.violations.map(
-          (v) => `${v.id} (${v.impact ?? "?"}): ${v.help} at ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`,
-        ),
-      };
-    });
-    console.log(`axe, ${name}: ${String(result.passes)} rules pass, ${String(result.violations.length)} violations`);
-    return result.violations;
   }
 
   /** A table's body as `{ week: { column: text } }`: rows by `data-week`, columns by `data-line` or the header's text. */
