@@ -3,19 +3,13 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { type Db, callClinicJsonFunction } from "@clinic/db";
+import { scrubCounts } from "./counts.ts";
 import { type PatientMatch, identifierOf, pseudonymOf } from "./pseudonym.ts";
 
 /** X2's answer: the pseudonym and how many rows of each kind lost personal values. */
 export const erasureOutput = z.object({
   pseudonym: z.string(),
-  erased: z.object({
-    appointments: z.number().int(),
-    messages: z.number().int(),
-    waitlist_entries: z.number().int(),
-    events: z.number().int(),
-    deliveries: z.number().int(),
-    audit_entries: z.number().int(),
-  }),
+  erased: scrubCounts,
 });
 export type ErasureView = z.infer<typeof erasureOutput>;
 

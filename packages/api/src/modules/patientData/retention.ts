@@ -8,11 +8,11 @@
 // entry with its counts.
 import { createHash, randomUUID } from "node:crypto";
 import { and, eq, gt, lt, or, sql } from "drizzle-orm";
-import { z } from "zod";
 import { type Db, appointments, auditLog, callClinicJsonFunction, clinics, jobs, rowsOf } from "@clinic/db";
 import { addDays, localDateOf, wallClockToInstant } from "../../domain/timezone.ts";
 import { type Repeat, cancelJobs, queueNames, runRecurringNow } from "../jobs/index.ts";
 import { identifierOf, pseudonymOf } from "./pseudonym.ts";
+import { type ScrubCounts, scrubCounts } from "./counts.ts";
 
 const DAY_MS = 86_400_000;
 /** The clinic's local time of the daily run (minutes of the day): 03:00, when little else runs. */
@@ -27,15 +27,8 @@ export interface RetentionJob {
 }
 
 /** What a run (or a batch) pseudonymized: rows of each kind that lost personal values. */
-export const retentionCounts = z.object({
-  appointments: z.number().int(),
-  messages: z.number().int(),
-  waitlist_entries: z.number().int(),
-  events: z.number().int(),
-  deliveries: z.number().int(),
-  audit_entries: z.number().int(),
-});
-export type RetentionCounts = z.infer<typeof retentionCounts>;
+export const retentionCounts = scrubCounts;
+export type RetentionCounts = ScrubCounts;
 
 /** One run of one clinic's retention, as /metrics hears of it. */
 export interface RetentionRun {
