@@ -11,43 +11,16 @@ import { execFile } from "node:child_process";
 import { randomBytes, randomInt } from "node:crypto";
 import { promisify } from "node:util";
 import { eq, sql } from "drizzle-orm";
-import { afterAll, describe, expect, it, vi } from "vitest";
-import { smtpTransport } from "@clinic/api";
+import { describe, expect, it, vi } from "vitest";
 import { addService, bookableClinic } from "@clinic/api/testing";
 import { clinics, rowsOf } from "@clinic/db";
-import { startMailCatcher } from "../src/mailCatcher.ts";
-import { problemOf, request, useTestApp } from "./helpers.ts";
-import { useWebhookReceiver } from "./webhookReceiver.ts";
+import { problemOf, request } from "./helpers.ts";
+import { useDeliveringApp } from "./deliveringApp.ts";
 
 const now = new Date("2027-03-12T07:00:00.000Z");
 vi.setConfig({ testTimeout: 180_000 });
 
-const catcher = await startMailCatcher();
-afterAll(() => catcher.close());
-
-const receiver = useWebhookReceiver();
-
-const t = useTestApp(
-  {
-    now: () => now,
-    workers: true,
-    waitlistIntervalMs: 300,
-    config: {
-      allowedOrigins: [],
-      rateLimit: { max: 100_000, windowMs: 60_000 },
-      logLevel: "silent",
-      jobPollIntervalMs: 300,
-      webhooks: { allowPrivate: true, retryDelaysS: [1, 1, 2, 2, 5] },
-    },
-    mail: {
-      transport: smtpTransport(catcher.url),
-      from: "Praxis <no-reply@clinic.example>",
-      publicUrl: "https://clinic.example",
-      catcher,
-    },
-  },
-  { ownDatabase: "clinic_erasure" },
-);
+const { t, catcher, receiver } = await useDeliveringApp({ now, ownDatabase: "clinic_erasure" });
 
 /** The database as lines of text: pg_dump's data on PostgreSQL; every row of every table elsewhere. */
 async function dump(): Promise<string[]> {

@@ -19,8 +19,7 @@ import type {
   QuestionnaireResponse,
   QuestionnaireResponseItem,
 } from "fhir/r4.js";
-import { addService, bookableClinic, createUser } from "@clinic/api/testing";
-import type { QuestionType } from "@clinic/db";
+import { addService, bookableClinic, createUser, questionsOfEveryType } from "@clinic/api/testing";
 import { useTestApp } from "./helpers.ts";
 import { assertValidFhir } from "./fhirValidator.ts";
 
@@ -30,27 +29,7 @@ const t = useTestApp({ now: () => now });
 const hex = (uuid: string) => uuid.replaceAll("-", "");
 const base = "http://localhost:80/fhir/R4";
 
-interface QuestionInput {
-  key: string;
-  label: string;
-  type: QuestionType;
-  required?: boolean;
-  options?: string[];
-  max_length?: number;
-}
-
-/** One question of every type, the first four required. */
-const everyType: QuestionInput[] = [
-  { key: "reason", label: "Reason for the visit", type: "text", required: true },
-  { key: "insurance", label: "Insurance", type: "choice", required: true, options: ["public", "private", "none"] },
-  { key: "consent", label: "I agree to the treatment terms", type: "boolean", required: true },
-  { key: "born", label: "Date of birth", type: "date", required: true },
-  { key: "history", label: "Medical history", type: "long_text", max_length: 50 },
-  { key: "symptoms", label: "Symptoms", type: "multi_choice", options: ["fever", "cough", "pain"] },
-  { key: "weight", label: "Weight (kg)", type: "number" },
-  { key: "contact_email", label: "Another e-mail", type: "email" },
-  { key: "contact_phone", label: "Another phone", type: "phone" },
-];
+const everyType = questionsOfEveryType;
 
 /** A clinic with a service that asks every type, and one that asks nothing. */
 async function askingClinic() {

@@ -7,40 +7,18 @@
 // are made from; and found where it must be: B2, U1, L1 and the webhook that opted in.
 import { randomUUID } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
-import { afterAll, describe, expect, it, vi } from "vitest";
-import { smtpTransport } from "@clinic/api";
+import { describe, expect, it, vi } from "vitest";
 import { addService, bookableClinic, createUser } from "@clinic/api/testing";
 import { clinics, rowsOf } from "@clinic/db";
-import { type CaughtMail, startMailCatcher } from "../src/mailCatcher.ts";
-import { problemOf, request, useTestApp } from "./helpers.ts";
-import { useWebhookReceiver } from "./webhookReceiver.ts";
+import type { CaughtMail } from "../src/mailCatcher.ts";
+import { problemOf, request } from "./helpers.ts";
+import { useDeliveringApp } from "./deliveringApp.ts";
 
 // Three days before the appointments: outside any cancellation cutoff.
 const now = new Date("2027-03-12T07:00:00.000Z");
-const publicUrl = "https://clinic.example";
 vi.setConfig({ testTimeout: 120_000 });
 
-const catcher = await startMailCatcher();
-afterAll(() => catcher.close());
-
-const receiver = useWebhookReceiver();
-
-const t = useTestApp(
-  {
-    now: () => now,
-    workers: true,
-    waitlistIntervalMs: 300,
-    config: {
-      allowedOrigins: [],
-      rateLimit: { max: 100_000, windowMs: 60_000 },
-      logLevel: "silent",
-      jobPollIntervalMs: 300,
-      webhooks: { allowPrivate: true, retryDelaysS: [1, 1, 2, 2, 5] },
-    },
-    mail: { transport: smtpTransport(catcher.url), from: "Praxis <no-reply@clinic.example>", publicUrl, catcher },
-  },
-  { ownDatabase: "clinic_questions" },
-);
+const { t, catcher, receiver } = await useDeliveringApp({ now, ownDatabase: "clinic_questions" });
 
 interface Appointment {
   id: string;

@@ -7,7 +7,7 @@ import { TRPCError } from "@trpc/server";
 import { and, count, eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { ZodError } from "zod";
-import { type QuestionType, appointments, appointmentSeries, events, rowsOf } from "@clinic/db";
+import { appointments, appointmentSeries, events, rowsOf } from "@clinic/db";
 import { type ApiLimits, createContextInner, defaultApiLimits } from "../src/context.ts";
 import { DomainError, fieldErrorsOf } from "../src/errors.ts";
 import { manageToken } from "../src/modules/manage/index.ts";
@@ -21,6 +21,7 @@ import {
   createUser,
   failureOf,
   pinnedNow,
+  questionsOfEveryType,
   useTestDatabase,
 } from "../testing/index.ts";
 
@@ -31,28 +32,7 @@ const roomy: ApiLimits = { ...defaultApiLimits, guestWritesPerMinute: 1000 };
 const monday = Date.parse("2027-03-15T09:00:00.000Z");
 const slot = (k: number) => new Date(monday + k * 30 * 60_000);
 
-/** A question as S1/S2 take it. */
-interface QuestionInput {
-  key: string;
-  label: string;
-  type: QuestionType;
-  required?: boolean;
-  options?: string[];
-  max_length?: number;
-}
-
-/** One question of every type, the first four required. */
-const everyType: QuestionInput[] = [
-  { key: "reason", label: "Reason for the visit", type: "text", required: true },
-  { key: "insurance", label: "Insurance", type: "choice", required: true, options: ["public", "private", "none"] },
-  { key: "consent", label: "I agree to the treatment terms", type: "boolean", required: true },
-  { key: "born", label: "Date of birth", type: "date", required: true },
-  { key: "history", label: "Medical history", type: "long_text", max_length: 50 },
-  { key: "symptoms", label: "Symptoms", type: "multi_choice", options: ["fever", "cough", "pain"] },
-  { key: "weight", label: "Weight (kg)", type: "number" },
-  { key: "contact_email", label: "Another e-mail", type: "email" },
-  { key: "contact_phone", label: "Another phone", type: "phone" },
-];
+const everyType = questionsOfEveryType;
 
 const goodAnswers = {
   reason: "Knee hurts",

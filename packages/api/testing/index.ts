@@ -5,6 +5,7 @@ export * from "./assertions.ts";
 export * from "./clinics.ts";
 export * from "./database.ts";
 export * from "./people.ts";
+export * from "./questions.ts";
 export * from "./radicale.ts";
 export * from "./resources.ts";
 export * from "./schedule.ts";

@@ -13,6 +13,63 @@ import type { Candidate, ServiceInfo } from "./service.ts";
 
 const isoInstant = z.string().transform((text) => new Date(text));
 
+/**
+ * The rows of a schedule read that say when providers work — weekly hours, date overrides,
+ * closures — as clinic_schedule_context and clinic_report_schedule (reports) both answer them:
+ * one schema each, and one mapping to buildSchedule's input (`workingTimeOf`).
+ */
+export const scheduleRowSchemas = {
+  hours: z.array(
+    z.object({
+      provider_id: z.string().nullable(),
+      weekday: z.number(),
+      opens_min: z.number(),
+      closes_min: z.number(),
+    }),
+  ),
+  overrides: z.array(
+    z.object({
+      provider_id: z.string().nullable(),
+      date: z.string(),
+      opens_min: z.number().nullable(),
+      closes_min: z.number().nullable(),
+    }),
+  ),
+  closures: z.array(
+    z.object({
+      provider_id: z.string().nullable(),
+      starts_at: isoInstant,
+      ends_at: isoInstant,
+      reason: z.string().nullable(),
+    }),
+  ),
+};
+type ScheduleRows = { [K in keyof typeof scheduleRowSchemas]: z.infer<(typeof scheduleRowSchemas)[K]> };
+
+/** The weekly hours, overrides and closures of a schedule read, as buildSchedule takes them. */
+export function workingTimeOf(rows: ScheduleRows) {
+  return {
+    hours: rows.hours.map((h) => ({
+      providerId: h.provider_id,
+      weekday: h.weekday,
+      opensMin: h.opens_min,
+      closesMin: h.closes_min,
+    })),
+    overrides: rows.overrides.map((o) => ({
+      providerId: o.provider_id,
+      date: o.date,
+      opensMin: o.opens_min,
+      closesMin: o.closes_min,
+    })),
+    closures: rows.closures.map((c) => ({
+      providerId: c.provider_id,
+      startsAt: c.starts_at,
+      endsAt: c.ends_at,
+      reason: c.reason,
+    })),
+  };
+}
+
 const appointmentSchema = z
   .object({
     service_id: z.string(),
@@ -53,32 +110,9 @@ const answerSchema = z.union([
     candidates: z
       .array(z.object({ user_id: z.string(), full_name: z.string(), status: z.enum(memberStatuses) }))
       .nullable(),
-    hours: z
-      .array(
-        z.object({
-          provider_id: z.string().nullable(),
-          weekday: z.number(),
-          opens_min: z.number(),
-          closes_min: z.number(),
-        }),
-      )
-      .nullable(),
-    overrides: z.array(
-      z.object({
-        provider_id: z.string().nullable(),
-        date: z.string(),
-        opens_min: z.number().nullable(),
-        closes_min: z.number().nullable(),
-      }),
-    ),
-    closures: z.array(
-      z.object({
-        provider_id: z.string().nullable(),
-        starts_at: isoInstant,
-        ends_at: isoInstant,
-        reason: z.string().nullable(),
-      }),
-    ),
+    hours: scheduleRowSchemas.hours.nullable(),
+    overrides: scheduleRowSchemas.overrides,
+    closures: scheduleRowSchemas.closures,
     bookings: z.array(
       z.object({
         id: z.string(),
@@ -323,24 +357,7 @@ export async function readScheduleContext(
     service,
     candidates,
     {
-      hours: rows.hours.map((h) => ({
-        providerId: h.provider_id,
-        weekday: h.weekday,
-        opensMin: h.opens_min,
-        closesMin: h.closes_min,
-      })),
-      overrides: answer.overrides.map((o) => ({
-        providerId: o.provider_id,
-        date: o.date,
-        opensMin: o.opens_min,
-        closesMin: o.closes_min,
-      })),
-      closures: answer.closures.map((c) => ({
-        providerId: c.provider_id,
-        startsAt: c.starts_at,
-        endsAt: c.ends_at,
-        reason: c.reason,
-      })),
+      ...workingTimeOf({ hours: rows.hours, overrides: answer.overrides, closures: answer.closures }),
       bookings: answer.bookings.map((b) => ({
         id: b.id,
         providerId: b.provider_id,

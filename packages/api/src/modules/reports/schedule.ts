@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { type Db, callClinicJsonFunction, memberStatuses } from "@clinic/db";
 import { openTime } from "../../domain/slots.ts";
-import { type ServiceInfo, buildSchedule } from "../availability/index.ts";
+import { type ServiceInfo, buildSchedule, scheduleRowSchemas, workingTimeOf } from "../availability/index.ts";
 
 const isoInstant = z.string().transform((text) => new Date(text));
 
@@ -16,30 +16,7 @@ const answerSchema = z.object({
   services: z.array(
     z.object({ id: z.string(), name: z.string(), provider_id: z.string().nullable(), deleted: z.boolean() }),
   ),
-  hours: z.array(
-    z.object({
-      provider_id: z.string().nullable(),
-      weekday: z.number(),
-      opens_min: z.number(),
-      closes_min: z.number(),
-    }),
-  ),
-  overrides: z.array(
-    z.object({
-      provider_id: z.string().nullable(),
-      date: z.string(),
-      opens_min: z.number().nullable(),
-      closes_min: z.number().nullable(),
-    }),
-  ),
-  closures: z.array(
-    z.object({
-      provider_id: z.string().nullable(),
-      starts_at: isoInstant,
-      ends_at: isoInstant,
-      reason: z.string().nullable(),
-    }),
-  ),
+  ...scheduleRowSchemas,
   external: z.array(z.object({ provider_id: z.string(), starts_at: isoInstant, ends_at: isoInstant })),
   elsewhere: z.array(z.object({ provider_id: z.string(), starts_at: isoInstant, ends_at: isoInstant })),
 });
@@ -127,24 +104,7 @@ export async function readReportSchedule(
     noService,
     candidates,
     {
-      hours: answer.hours.map((h) => ({
-        providerId: h.provider_id,
-        weekday: h.weekday,
-        opensMin: h.opens_min,
-        closesMin: h.closes_min,
-      })),
-      overrides: answer.overrides.map((o) => ({
-        providerId: o.provider_id,
-        date: o.date,
-        opensMin: o.opens_min,
-        closesMin: o.closes_min,
-      })),
-      closures: answer.closures.map((c) => ({
-        providerId: c.provider_id,
-        startsAt: c.starts_at,
-        endsAt: c.ends_at,
-        reason: c.reason,
-      })),
+      ...workingTimeOf(answer),
       // The clinic's own appointments are what a report measures, never what makes time unavailable.
       bookings: [],
       elsewhere: answer.elsewhere.map((e) => ({ providerId: e.provider_id, startsAt: e.starts_at, endsAt: e.ends_at })),
