@@ -1,10 +1,8 @@
 import { defineConfig } from "vitest/config";
+import { sharedTest } from "../../vitest.shared.ts";
 
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
-    globalSetup: ["../../vitest.global-setup.ts"],
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    ...sharedTest,
   },
 });
