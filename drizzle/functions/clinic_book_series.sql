@@ -30,6 +30,8 @@ DECLARE
   v_scopes uuid[];
   v_occurrence_id uuid;
   v_occurrence_ids uuid[] := '{}';
+  v_day_providers uuid[];
+  v_day_starts timestamptz[];
   v_msg text;
   v_detail text;
   v_hint text;
@@ -92,10 +94,12 @@ BEGIN
     PERFORM clinic_bookings_changed(p_clinic_id, v_scopes);
     -- Every occurrence's day counted under those locks (§8 v1.4): a day over a provider's daily
     -- limit is {stale}, and the read again skips or refuses it (DAILY_LIMIT).
-    PERFORM clinic_check_daily_limit(p_clinic_id,
-      ARRAY(SELECT a.provider_id FROM appointments a WHERE a.clinic_id = p_clinic_id AND a.series_id = v_id ORDER BY a.starts_at, a.id),
-      ARRAY(SELECT a.starts_at FROM appointments a WHERE a.clinic_id = p_clinic_id AND a.series_id = v_id ORDER BY a.starts_at, a.id),
-      (p->>'now')::timestamptz);
+    -- (Read first, in a statement of their own: on Citus a function called by a statement that reads a
+    -- distributed table runs on the shard, where it may not query again.)
+    SELECT array_agg(a.provider_id ORDER BY a.starts_at, a.id), array_agg(a.starts_at ORDER BY a.starts_at, a.id)
+      INTO v_day_providers, v_day_starts
+    FROM appointments a WHERE a.clinic_id = p_clinic_id AND a.series_id = v_id;
+    PERFORM clinic_check_daily_limit(p_clinic_id, v_day_providers, v_day_starts, (p->>'now')::timestamptz);
     FOR v_occurrence_id IN SELECT a.id FROM appointments a WHERE a.clinic_id = p_clinic_id AND a.series_id = v_id ORDER BY a.starts_at, a.id LOOP
       v_occurrence_ids := v_occurrence_ids || v_occurrence_id;
     END LOOP;
