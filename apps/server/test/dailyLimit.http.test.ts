@@ -18,9 +18,19 @@ describe("a provider's daily limit over /v1", () => {
       body: { max_daily_appointments: 101 },
     });
     expect(problemOf(tooMany)).toMatchObject({ status: 400, code: "VALIDATION_FAILED" });
-    const staff = await request(t.app, { method: "PATCH", url, token: c.staff.token, body: { max_daily_appointments: 1 } });
+    const staff = await request(t.app, {
+      method: "PATCH",
+      url,
+      token: c.staff.token,
+      body: { max_daily_appointments: 1 },
+    });
     expect(problemOf(staff)).toMatchObject({ status: 403, code: "FORBIDDEN" });
-    const set = await request(t.app, { method: "PATCH", url, token: c.admin.token, body: { max_daily_appointments: 1 } });
+    const set = await request(t.app, {
+      method: "PATCH",
+      url,
+      token: c.admin.token,
+      body: { max_daily_appointments: 1 },
+    });
     expect(set.statusCode, set.body).toBe(200);
     expect(set.json()).toMatchObject({ user_id: c.provider.id, max_daily_appointments: 1 });
     const providers = await request(t.app, {

@@ -60,8 +60,14 @@ describe.skipIf(!inject("databaseUrl"))("a provider's daily limit under concurre
           ),
         ),
       );
-      expect(outcomes.filter((o) => o === "OK"), outcomes.join(", ")).toHaveLength(1);
-      expect(outcomes.filter((o) => o === "SLOT_UNAVAILABLE"), outcomes.join(", ")).toHaveLength(5);
+      expect(
+        outcomes.filter((o) => o === "OK"),
+        outcomes.join(", "),
+      ).toHaveLength(1);
+      expect(
+        outcomes.filter((o) => o === "SLOT_UNAVAILABLE"),
+        outcomes.join(", "),
+      ).toHaveLength(5);
       expect(await countBetween(c, "2027-03-15T00:00:00Z", "2027-03-16T00:00:00Z")).toBe(2);
     }
   });
@@ -88,8 +94,14 @@ describe.skipIf(!inject("databaseUrl"))("a provider's daily limit under concurre
           ),
         ),
       );
-      expect(outcomes.slice(0, 4).filter((o) => o === "OK"), outcomes.join(", ")).toHaveLength(1);
-      expect(outcomes.slice(0, 4).filter((o) => o === "SLOT_UNAVAILABLE"), outcomes.join(", ")).toHaveLength(3);
+      expect(
+        outcomes.slice(0, 4).filter((o) => o === "OK"),
+        outcomes.join(", "),
+      ).toHaveLength(1);
+      expect(
+        outcomes.slice(0, 4).filter((o) => o === "SLOT_UNAVAILABLE"),
+        outcomes.join(", "),
+      ).toHaveLength(3);
       expect(outcomes.slice(4), outcomes.join(", ")).toEqual(["OK", "OK"]);
       expect(await countBetween(c, "2027-03-27T23:00:00Z", "2027-03-28T22:00:00Z")).toBe(1);
     }
@@ -123,8 +135,14 @@ describe.skipIf(!inject("databaseUrl"))("a provider's daily limit under concurre
           ),
         ),
       );
-      expect(outcomes.filter((o) => o === "OK"), outcomes.join(", ")).toHaveLength(1);
-      expect(outcomes.filter((o) => o === "SLOT_UNAVAILABLE"), outcomes.join(", ")).toHaveLength(3);
+      expect(
+        outcomes.filter((o) => o === "OK"),
+        outcomes.join(", "),
+      ).toHaveLength(1);
+      expect(
+        outcomes.filter((o) => o === "SLOT_UNAVAILABLE"),
+        outcomes.join(", "),
+      ).toHaveLength(3);
       expect(await countBetween(c, "2027-03-15T00:00:00Z", "2027-03-16T00:00:00Z")).toBe(1);
     }
   });
@@ -158,7 +176,10 @@ describe.skipIf(!inject("databaseUrl"))("a provider's daily limit under concurre
       // All or nothing: the series has Tuesday and no booking does, or one booking has it and the series nothing.
       const [series, ...bookings] = outcomes;
       expect(["OK", "SLOT_UNAVAILABLE"], outcomes.join(", ")).toContain(series);
-      expect(bookings.every((o) => o === "OK" || o === "SLOT_UNAVAILABLE"), outcomes.join(", ")).toBe(true);
+      expect(
+        bookings.every((o) => o === "OK" || o === "SLOT_UNAVAILABLE"),
+        outcomes.join(", "),
+      ).toBe(true);
       const won = bookings.filter((o) => o === "OK").length;
       expect(series === "OK" ? won : won - 1, outcomes.join(", ")).toBe(0);
       expect(await countBetween(c, "2027-03-16T00:00:00Z", "2027-03-17T00:00:00Z")).toBe(1);

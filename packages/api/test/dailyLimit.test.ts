@@ -17,7 +17,7 @@ const t = useTestDatabase();
 const at = (iso: string) => new Date(iso);
 const patient = { name: "Pat" };
 
-async function limitedClinic(max: number | null, options: { timezone?: string } = {}) {
+async function limitedClinic(max: number | null, options: Parameters<typeof bookableClinic>[1] = {}) {
   const c = await bookableClinic(t.db, options);
   await c.asAdmin.members.update({ clinic_id: c.clinicId, user_id: c.provider.id, max_daily_appointments: max });
   const service = await addService(t.db, c.clinicId, { providerId: c.provider.id });
@@ -116,7 +116,11 @@ describe("a provider's daily limit", () => {
     });
     // As if the moved appointment did not exist: its own day is not full for it.
     await c.booker.appointments.reschedule({ clinic_id: c.clinicId, id: monday.id, start: at("2027-03-15T10:00:00Z") });
-    await c.booker.appointments.hold({ clinic_id: c.clinicId, service_id: c.service, start: at("2027-03-16T09:00:00Z") });
+    await c.booker.appointments.hold({
+      clinic_id: c.clinicId,
+      service_id: c.service,
+      start: at("2027-03-16T09:00:00Z"),
+    });
     expect(
       await codeOf(
         c.booker.appointments.book({

@@ -162,8 +162,7 @@ export interface SlotQuery extends SlotRules {
 export function fullDates(q: Pick<SlotQuery, "providers" | "timeZone" | "dayLoad">): Map<string, Set<string>> {
   const full = new Map<string, Set<string>>();
   const limits = new Map<string, number>();
-  for (const p of q.providers)
-    if (p.maxDailyAppointments != null) limits.set(p.providerId, p.maxDailyAppointments);
+  for (const p of q.providers) if (p.maxDailyAppointments != null) limits.set(p.providerId, p.maxDailyAppointments);
   if (limits.size === 0) return full;
   const load = q.dayLoad ?? localDayLoad(q.providers, q.timeZone);
   for (const [key, count] of load) {
