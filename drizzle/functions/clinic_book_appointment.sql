@@ -8,7 +8,8 @@
 -- resources (§14), then the row, which the exclusion constraints let in once (§6: one 201; §13
 -- PATIENT_DOUBLE_BOOKED; §14 seats counted under their session key's lock); the schedule re-checked
 -- (changed: {stale}, read again); reminders (§10) or the 48-hour confirmation expiry (§13); the
--- version bump and the event last (§10 E1, §17). Holds record no appointment event (§13).
+-- version bump, the provider's daily limit counted under its lock (§8 v1.4: over it, {stale}), and
+-- the event last (§10 E1, §17). Holds record no appointment event (§13).
 -- p.answers (§19) are stored as bookAppointment checked them (checkAnswers); the event and messages
 -- get clinic_appointment_json, without them; the caller gets clinic_appointment_view, with them.
 -- SET enable_seqscan off, and a generic plan on PostgreSQL only (DO block): planned once, by index.
@@ -267,6 +268,9 @@ BEGIN
     IF v_hold_id IS NULL AND NOT v_defer THEN
       PERFORM clinic_bookings_changed(p_clinic_id, ARRAY[v_provider]
         || ARRAY(SELECT clinic_kind_scope(p_clinic_id, e->>'kind') FROM jsonb_array_elements(v_taken) AS e));
+      -- Rules that count the provider's appointments are counted here, under the version row's lock
+      -- just taken, which serializes the provider's bookings (§8 v1.4 daily limit; over it: {stale}).
+      PERFORM clinic_check_daily_limit(p_clinic_id, ARRAY[v_provider], ARRAY[v_start], v_now);
     END IF;
     IF v_status <> 'held' AND v_defer THEN
       NULL;

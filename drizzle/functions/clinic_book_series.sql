@@ -5,7 +5,8 @@
 -- start found free); skipped ([{start, reasons}] the read refused); schedule; now.
 -- The whole schedule is re-checked (key-share locks) before any occurrence is written; each is
 -- booked by clinic_book_appointment with p.defer_changes, and the version bumps and events follow
--- for all of them at the end, in one order, so that no wait closes a circle.
+-- for all of them at the end, in one order, so that no wait closes a circle; the providers' daily
+-- limits (§8 v1.4) are counted right after the bumps, under their locks (over one: {stale}).
 -- §14 modes: all_or_nothing refuses the series on any refusal (409 SLOT_UNAVAILABLE with
 -- conflicts, §8 codes); skip_unavailable adds it to skipped; none bookable is 409 either way.
 -- clinic.quiet_messages holds back the occurrences' messages: one tells of the whole series (§15).
@@ -29,6 +30,8 @@ DECLARE
   v_scopes uuid[];
   v_occurrence_id uuid;
   v_occurrence_ids uuid[] := '{}';
+  v_day_providers uuid[];
+  v_day_starts timestamptz[];
   v_msg text;
   v_detail text;
   v_hint text;
@@ -89,6 +92,14 @@ BEGIN
       UNION SELECT clinic_kind_scope(p_clinic_id, e->>'kind') FROM appointments a, jsonb_array_elements(a.resources) AS e
       WHERE a.clinic_id = p_clinic_id AND a.series_id = v_id) s;
     PERFORM clinic_bookings_changed(p_clinic_id, v_scopes);
+    -- Every occurrence's day counted under those locks (§8 v1.4): a day over a provider's daily
+    -- limit is {stale}, and the read again skips or refuses it (DAILY_LIMIT).
+    -- (Read first, in a statement of their own: on Citus a function called by a statement that reads a
+    -- distributed table runs on the shard, where it may not query again.)
+    SELECT array_agg(a.provider_id ORDER BY a.starts_at, a.id), array_agg(a.starts_at ORDER BY a.starts_at, a.id)
+      INTO v_day_providers, v_day_starts
+    FROM appointments a WHERE a.clinic_id = p_clinic_id AND a.series_id = v_id;
+    PERFORM clinic_check_daily_limit(p_clinic_id, v_day_providers, v_day_starts, (p->>'now')::timestamptz);
     FOR v_occurrence_id IN SELECT a.id FROM appointments a WHERE a.clinic_id = p_clinic_id AND a.series_id = v_id ORDER BY a.starts_at, a.id LOOP
       v_occurrence_ids := v_occurrence_ids || v_occurrence_id;
     END LOOP;

@@ -6,7 +6,8 @@
 -- the session at the new time if a seat is left (§14, under the session key's lock); expired holds
 -- cleared; the shared provider's time and the resources (§14) claimed at the new time, the former
 -- provider's time freed after the update; exclusion violations are 409 SLOT_UNAVAILABLE or
--- PATIENT_DOUBLE_BOOKED (§13). Reminders planned anew (§10) or, if pending, the confirmation
+-- PATIENT_DOUBLE_BOOKED (§13); the versions bumped, then the provider's daily limit counted under
+-- that lock (§8 v1.4: over it, {stale}). Reminders planned anew (§10) or, if pending, the confirmation
 -- expiry queued by the new start (§13); appointment.rescheduled with previous_start/previous_end.
 -- SET enable_seqscan off; a generic plan on PostgreSQL only (DO block).
 CREATE OR REPLACE FUNCTION clinic_reschedule_appointment(p_clinic_id uuid, p jsonb)
@@ -98,6 +99,9 @@ BEGIN
     END;
     PERFORM clinic_bookings_changed(p_clinic_id, ARRAY[v_current.provider_id, v_provider]
       || ARRAY(SELECT clinic_kind_scope(p_clinic_id, e->>'kind') FROM jsonb_array_elements(v_taken || coalesce(v_before, '[]'::jsonb)) AS e));
+    -- The new day's count, under the lock of the provider's version row just taken (§8 v1.4: over
+    -- the daily limit, {stale}: read again).
+    PERFORM clinic_check_daily_limit(p_clinic_id, ARRAY[v_provider], ARRAY[v_start], (p->>'now')::timestamptz);
     PERFORM clinic_drop_reminders(p_clinic_id, v_id);
     IF v_current.status = 'booked' THEN
       PERFORM clinic_plan_reminders(p_clinic_id, v_id, v_start, (p->>'now')::timestamptz);

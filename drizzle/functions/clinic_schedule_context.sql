@@ -4,8 +4,9 @@
 -- (R1). Answers as json: the service, its candidates and weekly hours, the range's overrides,
 -- closures and occupying bookings (§6, §8, §13), shared providers' time elsewhere, the providers'
 -- own calendars' busy time (§18), the service's questions (§19: a booking checks its answers) and the required
--- resources (§14), each candidate's bookings that local date (day_load, §6's rank; its twin
--- localDayLoad, dayLoad.test.ts) and the schedule and cache versions. It first counts the caller's
+-- resources (§14), each candidate's bookings that local date (day_load, §6's rank and §8's daily
+-- limit; a move's own appointment left out; its twin localDayLoad, dayLoad.test.ts) and the
+-- schedule and cache versions. It first counts the caller's
 -- booking write (p.rate: §9 BOOKING_RATE_LIMIT, §15 GUEST_RATE_LIMIT). It reads the versions first:
 -- each statement sees what committed when it starts, so what follows is as new or newer. The
 -- candidates and hours the caller holds at the same versions (p.known) are left out, and a check
@@ -149,7 +150,8 @@ BEGIN
     'appointment', v_appointment,
     'service', v_service,
     'candidates', CASE WHEN v_known THEN NULL ELSE coalesce((
-      SELECT json_agg(json_build_object('user_id', m.user_id, 'full_name', m.full_name, 'status', m.status) ORDER BY m.user_id)
+      SELECT json_agg(json_build_object('user_id', m.user_id, 'full_name', m.full_name, 'status', m.status,
+               'max_daily_appointments', m.max_daily_appointments) ORDER BY m.user_id)
       FROM clinic_members m WHERE m.clinic_id = p_clinic_id AND m.user_id = ANY (v_candidates)), '[]'::json) END,
     'hours', CASE WHEN v_known THEN NULL ELSE coalesce((
       SELECT json_agg(json_build_object('provider_id', w.provider_id, 'weekday', w.weekday, 'opens_min', w.opens_min, 'closes_min', w.closes_min))
@@ -185,6 +187,7 @@ BEGIN
         SELECT a.provider_id, count(*) AS n FROM appointments a
         WHERE a.clinic_id = p_clinic_id AND clinic_occupies(a.status, a.held_until, v_now) AND a.provider_id = ANY (v_candidates)
           AND a.starts_at >= (p->>'day_start')::timestamptz AND a.starts_at < (p->>'day_end')::timestamptz
+          AND (v_exclude IS NULL OR a.id <> v_exclude)
         GROUP BY a.provider_id) l), '{}'::json) END,
     'schedule', v_schedule,
     'versions', v_versions);

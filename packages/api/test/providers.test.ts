@@ -52,6 +52,8 @@ describe("providers.list (P1)", () => {
         "status",
         "created_at",
         "updated_at",
+        // v1.4 (§8): the provider answers carry the daily limit.
+        "max_daily_appointments",
       ].sort(),
     );
     expect(first).toMatchObject({

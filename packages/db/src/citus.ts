@@ -132,6 +132,7 @@ export const distributedFunctions: readonly { signature: string; clinicArgument:
   { signature: "clinic_claim_key(uuid,uuid,jsonb)", clinicArgument: "p_clinic_id" },
   { signature: "clinic_store_key(uuid,uuid,jsonb,uuid)", clinicArgument: "p_clinic_id" },
   { signature: "clinic_check_schedule(uuid,jsonb)", clinicArgument: "p_clinic_id" },
+  { signature: "clinic_check_daily_limit(uuid,uuid[],timestamptz[],timestamptz)", clinicArgument: "p_clinic_id" },
   { signature: "clinic_bookings_changed(uuid,uuid[])", clinicArgument: "p_clinic_id" },
   { signature: "clinic_plan_reminders(uuid,uuid,timestamptz,timestamptz)", clinicArgument: "p_clinic_id" },
   { signature: "clinic_drop_reminders(uuid,uuid)", clinicArgument: "p_clinic_id" },

@@ -1,3 +1,4 @@
+import { dayLoadKey, localDayLoad } from "./dayLoad.ts";
 import { type Interval, intersect, normalize, subtract } from "./intervals.ts";
 import {
   type ZonedDay,
@@ -28,6 +29,9 @@ import {
  *    booking with its own buffers) — busy time never shifts the grid;
  * 4. a slot starting at or before now, or before now + notice, is dropped, and so is every slot on
  *    a local date after today + horizon;
+ * 4a. a provider with a daily limit (CONTRACT §8 v1.4) offers nothing on a local date on which they
+ *    already have that many appointments that occupy time (`dayLoad`, else counted from their
+ *    bookings by `localDayLoad`);
  * 5. one entry per distinct (start, end) with every free provider, ids sorted; entries by start.
  *
  * A service that needs resources (§14, docs/resources.md): a slot is offered only when every
@@ -88,6 +92,8 @@ export interface ProviderSchedule {
   /** The provider's closures: a slot [s, e) overlapping one is dropped. */
   closures?: readonly Interval[];
   bookings?: readonly Booking[];
+  /** The provider's daily limit (§8 v1.4): appointments per clinic-local date; null or absent: none. */
+  maxDailyAppointments?: number | null;
 }
 
 /** The service's booking rules (docs/availability.md). */
@@ -140,6 +146,34 @@ export interface SlotQuery extends SlotRules {
   requiredKinds?: readonly string[];
   /** The clinic's active resources of those kinds. */
   resources?: readonly ResourceSchedule[];
+  /**
+   * Appointments per provider and local date (keys `dayLoadKey`), as the read counted them in SQL
+   * (`day_load`; a booking's read sees only the slot's own time, so it cannot count them from
+   * `bookings`); a missing key is 0. Absent: counted from the providers' bookings (`localDayLoad`),
+   * which then must hold every booking of the dates asked about.
+   */
+  dayLoad?: ReadonlyMap<string, number>;
+}
+
+/**
+ * The local dates on which each provider with a daily limit has reached it (rule 4a): provider id →
+ * dates. Providers without a limit are absent; nothing is counted when no provider has one.
+ */
+export function fullDates(q: Pick<SlotQuery, "providers" | "timeZone" | "dayLoad">): Map<string, Set<string>> {
+  const full = new Map<string, Set<string>>();
+  const limits = new Map<string, number>();
+  for (const p of q.providers) if (p.maxDailyAppointments != null) limits.set(p.providerId, p.maxDailyAppointments);
+  if (limits.size === 0) return full;
+  const load = q.dayLoad ?? localDayLoad(q.providers, q.timeZone);
+  for (const [key, count] of load) {
+    const bar = key.indexOf("|");
+    const limit = limits.get(key.slice(0, bar));
+    if (limit === undefined || count < limit) continue;
+    let dates = full.get(key.slice(0, bar));
+    if (!dates) full.set(key.slice(0, bar), (dates = new Set()));
+    dates.add(key.slice(bar + 1));
+  }
+  return full;
 }
 
 /**
@@ -488,6 +522,9 @@ export function computeSlots(q: SlotQuery): Slot[] {
   const out: Slot[] = [];
   if (plans.length === 0 || days.length === 0) return out;
   const anyOverride = clinicOverrides.size > 0 || plans.some((p) => p.overrides.size > 0);
+  // Rule 4a: a provider's dates at their daily limit offer nothing of theirs.
+  const full = fullDates(q);
+  const fullOn = (plan: Plan, date: string) => full.get(plan.id)?.has(date) === true;
   const weekly: Group[][] = [];
   for (let weekday = 0; weekday <= 7; weekday++) weekly.push(groupPlans(plans, (plan) => plan.windows[weekday] ?? []));
   // Only for dates with several groups. Keyed by start minus the date's UTC midnight: small
@@ -498,9 +535,12 @@ export function computeSlots(q: SlotQuery): Slot[] {
   for (const day of days) {
     if (rules.lastDate !== null && day.date > rules.lastDate) break;
     const clinicOverride = clinicOverrides.get(day.date);
+    const anyFull = full.size > 0 && plans.some((p) => fullOn(p, day.date));
     const groups =
-      anyOverride && (clinicOverride || plans.some((p) => p.overrides.has(day.date)))
-        ? groupPlans(plans, (plan) => windowsOn(plan, day.date, day.weekday, clinicOverride, clinic))
+      anyFull || (anyOverride && (clinicOverride || plans.some((p) => p.overrides.has(day.date))))
+        ? groupPlans(plans, (plan) =>
+            fullOn(plan, day.date) ? [] : windowsOn(plan, day.date, day.weekday, clinicOverride, clinic),
+          )
         : weekly[day.weekday];
     if (!groups || groups.length === 0) continue;
     const merging = groups.length > 1;
@@ -693,6 +733,7 @@ export const reasonCodes = [
   "PROVIDER_CLOSURE",
   "BOOKED",
   "BUFFER",
+  "DAILY_LIMIT",
   "RESOURCE_UNAVAILABLE",
   "EXTERNAL_BUSY",
   "CALENDAR_STALE",
@@ -714,6 +755,8 @@ export interface Reason {
   windows?: Interval[];
   /** OFF_GRID: the grid starts before and after it in the window that holds it. */
   nearest?: { before: number; after: number };
+  /** DAILY_LIMIT: the provider's limit and the appointments they have that local date. */
+  limit?: { max: number; count: number };
 }
 
 export interface StartExplanation {
@@ -756,6 +799,8 @@ export function explainStart(q: SlotQuery, startMs: number): StartExplanation {
       kind,
     }));
   const providers = [...q.providers].sort((a, b) => compareIds(a.providerId, b.providerId));
+  const full = fullDates(q);
+  const load = full.size > 0 ? (q.dayLoad ?? localDayLoad(q.providers, q.timeZone)) : undefined;
   return {
     start: slot.start,
     end: slot.end,
@@ -818,6 +863,12 @@ export function explainStart(q: SlotQuery, startMs: number): StartExplanation {
               : { code: "BUFFER", interval: { start: booking.start, end: booking.end }, bookingId: booking.id },
           );
       }
+      const max = provider.maxDailyAppointments;
+      if (max != null && full.get(provider.providerId)?.has(date) === true)
+        reasons.push({
+          code: "DAILY_LIMIT",
+          limit: { max, count: load?.get(dayLoadKey(provider.providerId, date)) ?? max },
+        });
       reasons.push(...resourceReasonsFor(provider.providerId));
       return { providerId: provider.providerId, reasons };
     }),

@@ -8,6 +8,8 @@ import { clinicProcedure } from "../trpc.ts";
 const fullName = z.string().trim().min(1).max(200);
 const clinicRole = z.string().trim().min(1).max(64);
 const notes = z.string().max(5000).nullable();
+/** A provider's daily limit (CONTRACT §8 v1.4): 1–100 appointments per clinic-local date, null = no limit. */
+const maxDailyAppointments = z.number().int().min(1).max(100).nullable();
 
 export const membersRouter = {
   add: clinicProcedure("CLINIC_ADMIN")
@@ -71,6 +73,7 @@ export const membersRouter = {
         clinic_role: clinicRole.optional(),
         is_provider: z.boolean().optional(),
         notes: notes.optional(),
+        max_daily_appointments: maxDailyAppointments.optional(),
       }),
     )
     .output(memberOutput)

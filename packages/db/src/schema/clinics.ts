@@ -89,6 +89,8 @@ export const clinicMembers = pgTable(
     isProvider: boolean("is_provider").notNull().default(false),
     status: text("status", { enum: memberStatuses }).notNull().default("approved"),
     notes: text("notes"),
+    // A provider's most appointments that occupy time on one clinic-local date (CONTRACT §8 v1.4); null: no limit.
+    maxDailyAppointments: integer("max_daily_appointments"),
     ...timestamps("clinic_members"),
   },
   (t) => [
@@ -99,6 +101,10 @@ export const clinicMembers = pgTable(
     check("clinic_members_full_name_length", sql`char_length(${t.fullName}) between 1 and 200`),
     check("clinic_members_email_length", sql`char_length(${t.email}) between 3 and 320`),
     check("clinic_members_role_length", sql`char_length(${t.clinicRole}) between 1 and 64`),
+    check(
+      "clinic_members_max_daily_appointments_range",
+      sql`${t.maxDailyAppointments} is null or ${t.maxDailyAppointments} between 1 and 100`,
+    ),
     index("clinic_members_clinic_name_idx").on(t.clinicId, t.fullName, t.id),
     // A user's memberships in every clinic (a first login folding an invited placeholder in, and
     // a user's deletion): without this, a scan of every clinic's members.

@@ -6,6 +6,8 @@
 import { LRUCache } from "lru-cache";
 import { z } from "zod";
 import { type Db, callClinicJsonFunction, memberStatuses } from "@clinic/db";
+import { dayLoadKey } from "../../domain/dayLoad.ts";
+import { localDateOf } from "../../domain/timezone.ts";
 import { notFound } from "../../errors.ts";
 import { storedQuestions } from "../../schemas/questions.ts";
 import { type LoadedSchedule, buildSchedule } from "./schedule.ts";
@@ -108,7 +110,14 @@ const answerSchema = z.union([
     /** True when the candidates and hours are the ones the request said it knows (then null). */
     known: z.boolean(),
     candidates: z
-      .array(z.object({ user_id: z.string(), full_name: z.string(), status: z.enum(memberStatuses) }))
+      .array(
+        z.object({
+          user_id: z.string(),
+          full_name: z.string(),
+          status: z.enum(memberStatuses),
+          max_daily_appointments: z.number().int().nullable(),
+        }),
+      )
       .nullable(),
     hours: scheduleRowSchemas.hours.nullable(),
     overrides: scheduleRowSchemas.overrides,
@@ -351,7 +360,12 @@ export async function readScheduleContext(
         hours: answer.hours,
       });
   } else throw new Error("the schedule read left out candidates and hours this request does not know");
-  const candidates = rows.candidates.map((c) => ({ userId: c.user_id, fullName: c.full_name, status: c.status }));
+  const candidates = rows.candidates.map((c) => ({
+    userId: c.user_id,
+    fullName: c.full_name,
+    status: c.status,
+    maxDailyAppointments: c.max_daily_appointments,
+  }));
   const schedule = buildSchedule(
     { clinicId: request.clinicId, timeZone: request.timeZone, fromDate: request.fromDate, toDate: request.toDate },
     service,
@@ -395,6 +409,12 @@ export async function readScheduleContext(
       })),
     },
   );
+  // The day asked about was counted in SQL (day_load): the engine's daily limit (§8 v1.4) takes that
+  // count, as the bookings read for one start hold only the slot's own time.
+  if (request.day !== undefined) {
+    const date = localDateOf(request.day.start.getTime(), request.timeZone);
+    schedule.dayLoad = new Map(candidates.map((c) => [dayLoadKey(c.userId, date), answer.day_load[c.userId] ?? 0]));
+  }
   return {
     appointment,
     service,

@@ -87,6 +87,10 @@ export function reasonDetail(
       return "the provider's calendar could not be read for too long: no slots until it syncs again";
     case "RESOURCE_UNAVAILABLE":
       return `no ${reason.kind ?? "resource"} is free for the appointment's time (with its buffers)`;
+    case "DAILY_LIMIT": {
+      const count = reason.limit?.count ?? 0;
+      return `the provider already has ${String(count)} appointment${count === 1 ? "" : "s"} on ${date}, their daily limit of ${String(reason.limit?.max ?? count)}`;
+    }
     case "BUFFER":
       return `too close to the appointment ${span(reason.interval)} (this service needs ${String(service.bufferBeforeMin)} minutes before and ${String(service.bufferAfterMin)} after, that appointment keeps its own)`;
   }

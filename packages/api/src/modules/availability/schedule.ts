@@ -53,7 +53,7 @@ export interface ScheduleRows {
 export function buildSchedule(
   scope: ScheduleScope,
   service: ServiceInfo,
-  candidates: readonly Pick<Candidate, "userId" | "status">[],
+  candidates: readonly Pick<Candidate, "userId" | "status" | "maxDailyAppointments">[],
   rows: ScheduleRows,
 ): LoadedSchedule {
   const providerIds = candidates.map((c) => c.userId);
@@ -134,6 +134,7 @@ export function buildSchedule(
       overrides: overridesOf(c.userId),
       closures: providerClosures.get(c.userId) ?? [],
       bookings: bookings.get(c.userId) ?? [],
+      maxDailyAppointments: c.maxDailyAppointments ?? null,
     })),
   };
 }

@@ -75,6 +75,8 @@ export interface Candidate {
   userId: string;
   fullName: string;
   status: MemberStatus;
+  /** Their daily limit (CONTRACT §8 v1.4); null or absent: none. */
+  maxDailyAppointments?: number | null;
 }
 
 /**

@@ -19,6 +19,8 @@ export const memberOutput = z.object({
   clinic_role: z.string(),
   status: z.enum(memberStatuses),
   notes: z.string().nullable(),
+  /** A provider's daily limit (CONTRACT §8 v1.4): appointments per clinic-local date; null = none. */
+  max_daily_appointments: z.number().int().nullable(),
   created_at: instantOutput,
   updated_at: instantOutput,
 });
@@ -51,6 +53,7 @@ export const memberColumns = {
   clinicRole: clinicMembers.clinicRole,
   status: clinicMembers.status,
   notes: clinicMembers.notes,
+  maxDailyAppointments: clinicMembers.maxDailyAppointments,
   createdAt: clinicMembers.createdAt,
   updatedAt: clinicMembers.updatedAt,
 };
@@ -72,6 +75,7 @@ export const toMember = (row: MemberRow): MemberView => ({
   clinic_role: row.clinicRole,
   status: row.status,
   notes: row.notes,
+  max_daily_appointments: row.maxDailyAppointments,
   created_at: row.createdAt,
   updated_at: row.updatedAt,
 });
@@ -173,6 +177,7 @@ export interface MemberPatch {
   clinic_role?: string | undefined;
   is_provider?: boolean | undefined;
   notes?: string | null | undefined;
+  max_daily_appointments?: number | null | undefined;
 }
 
 /**
@@ -198,6 +203,7 @@ export async function updateMember(db: Db, clinicId: string, userId: string, pat
       ...(stopsBeingProvider ? { status: "approved" as const } : {}),
       ...(patch.notes !== undefined ? { notes: patch.notes } : {}),
       ...(patch.phone_e164 !== undefined ? { phoneE164: patch.phone_e164 } : {}),
+      ...(patch.max_daily_appointments !== undefined ? { maxDailyAppointments: patch.max_daily_appointments } : {}),
     };
     // An empty PATCH changes nothing and writes nothing, so updated_at stays (an empty SET is no SQL).
     if (Object.keys(set).length === 0) return getMember(tx, clinicId, userId);
@@ -209,9 +215,9 @@ export async function updateMember(db: Db, clinicId: string, userId: string, pat
     if (becomesProvider || stopsBeingProvider) {
       await invalidateAvailability(tx, clinicId, [clinicId, userId]);
       await refreshSharedProvider(tx, userId);
-    } else if (current.isProvider && patch.full_name !== undefined) {
-      // A provider's name ranks the any-provider candidates, and a booking's read keeps it with
-      // the provider's schedule version (modules/availability/context.ts).
+    } else if (current.isProvider && (patch.full_name !== undefined || patch.max_daily_appointments !== undefined)) {
+      // A provider's name ranks the any-provider candidates and their daily limit removes slots, and
+      // a booking's read keeps both with the provider's schedule version (modules/availability/context.ts).
       await invalidateAvailability(tx, clinicId, [userId]);
     }
     return getMember(tx, clinicId, userId);
