@@ -69,11 +69,11 @@ export async function bookSeriesFromText(
         detail: `booking a series needs the STAFF role in this clinic (${problemOf(error)?.detail ?? "forbidden"})`,
       };
     }
-    const dates = preview.occurrences.map((o) => ({
-      start: o.start,
-      start_local: o.start_local,
-      bookable: o.bookable,
-      reasons: o.reasons,
+    const dates = datesOf(preview, tz).map((d) => ({
+      start: d.start,
+      start_local: d.start_local,
+      bookable: d.bookable,
+      reasons: d.reasons,
     }));
     const free = dates.filter((d) => d.bookable).length;
     const mode: Mode = free === dates.length ? "all_or_nothing" : "skip_unavailable";
@@ -139,11 +139,31 @@ function showDates(
   timeZone: string,
 ): void {
   run.say(`Dates for ${service.name} (${String(service.duration_min)} min${providerName ? `, ${providerName}` : ""}):`);
-  const width = String(preview.occurrences.length).length;
-  preview.occurrences.forEach((o, i) => {
-    const when = `${formatLocal(o.start_local)}–${localOf(o.end, timeZone).slice(11)}`;
-    run.say(`  ${String(i + 1).padStart(width)}. ${when}${o.bookable ? "" : `  not free: ${reasonsText(o.reasons)}`}`);
+  const dates = datesOf(preview, timeZone);
+  const width = String(dates.length).length;
+  const minutes = service.duration_min * 60_000;
+  dates.forEach((d, i) => {
+    const when = `${formatLocal(d.start_local)}–${localOf(new Date(d.start.getTime() + minutes), timeZone).slice(11)}`;
+    run.say(`  ${String(i + 1).padStart(width)}. ${when}${d.bookable ? "" : `  not free: ${reasonsText(d.reasons)}`}`);
   });
+}
+
+/** Every date of the series by start: those the dry run would book, and its conflicts (not free). */
+function datesOf(preview: SeriesPreview, timeZone: string) {
+  return [
+    ...preview.occurrences.map((o) => ({
+      start: o.start,
+      start_local: o.start_local,
+      bookable: true,
+      reasons: o.reasons,
+    })),
+    ...preview.conflicts.map((c) => ({
+      start: c.start,
+      start_local: localOf(c.start, timeZone),
+      bookable: false,
+      reasons: c.reasons,
+    })),
+  ].sort((a, b) => a.start.getTime() - b.start.getTime());
 }
 
 function seriesBooked(clinic: Clinic, service: Service, plan: SeriesPlan, series: Series): Outcome {

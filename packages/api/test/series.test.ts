@@ -125,7 +125,9 @@ describe("series (R1–R3)", () => {
     const dry = await s.book({ ...input, dry_run: true });
     if (!("dry_run" in dry)) throw new Error("expected a dry run");
     expect(dry.bookable).toBe(false);
-    expect(dry.occurrences.map((o) => o.bookable)).toEqual([true, true, false, true, true]);
+    // all_or_nothing would refuse: it would book nothing, and the conflicts say why.
+    expect(dry.occurrences).toEqual([]);
+    expect(dry.conflicts.map((k) => iso(k.start))).toEqual([iso(third)]);
     expect(dry.conflicts[0]?.reasons.map((r) => r.code)).toEqual(["CLINIC_CLOSURE"]);
     // all_or_nothing skips nothing (it would refuse): `skipped` is there, and empty.
     expect(dry.skipped).toEqual([]);
@@ -135,7 +137,13 @@ describe("series (R1–R3)", () => {
     if (!("dry_run" in dryAll)) throw new Error("expected a dry run");
     expect(dryAll.bookable).toBe(true);
     expect(dryAll.skipped.map((k) => iso(k.start))).toEqual([iso(third)]);
+    // The dry run's occurrences are exactly what the real request books (issue 46): the skipped
+    // start is under `skipped` only.
+    expect(dryAll.occurrences.map((o) => iso(o.start))).not.toContain(iso(third));
     const series = booked(await s.book({ ...input, mode: "skip_unavailable" }));
+    expect(series.occurrences.map((a) => [iso(a.start), a.provider_id])).toEqual(
+      dryAll.occurrences.map((o) => [iso(o.start), o.provider_id]),
+    );
     expect(series.occurrences).toHaveLength(4);
     expect(series.skipped.map((k) => iso(k.start))).toEqual([iso(third)]);
     expect(series.skipped[0]?.reasons[0]?.code).toBe("CLINIC_CLOSURE");

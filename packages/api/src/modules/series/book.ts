@@ -285,11 +285,13 @@ function previewOf(
     },
     patient_user_id: request.patientUserId ?? null,
     notes: request.notes ?? null,
-    occurrences: checked.map((c) => ({
+    // Exactly what the write would book (issue 46): every start when it books all, the free ones
+    // when skip_unavailable books some, none when it would refuse. The others are in `conflicts`.
+    occurrences: (bookable ? checked.filter((c) => c.order.length > 0) : []).map((c) => ({
       start: new Date(c.start),
       end: new Date(c.end),
       start_local: formatLocal(c.start, request.timeZone),
-      bookable: c.order.length > 0,
+      bookable: true,
       provider_id: c.order[0] ?? null,
       reasons: c.reasons,
     })),

@@ -42,7 +42,12 @@ export type SeriesView = z.infer<typeof seriesOutput>;
 export const seriesPreviewOutput = z.object({
   dry_run: z.literal(true),
   ...seriesCommon,
-  /** Every start of the rule with the provider that would get it, or null and why not. */
+  /**
+   * What the request would book, each with the provider that would get it: every start
+   * (all_or_nothing), the free ones (skip_unavailable), or none when it would be refused (409).
+   * `bookable` is always true and `reasons` empty here; the starts that cannot be booked are in
+   * `conflicts`, with why.
+   */
   occurrences: z.array(
     z.object({
       start: instantOutput,
