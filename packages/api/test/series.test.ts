@@ -125,7 +125,9 @@ describe("series (R1–R3)", () => {
     const dry = await s.book({ ...input, dry_run: true });
     if (!("dry_run" in dry)) throw new Error("expected a dry run");
     expect(dry.bookable).toBe(false);
-    expect(dry.occurrences.map((o) => o.bookable)).toEqual([true, true, false, true, true]);
+    // The free ones only: the closed date is a conflict, not an occurrence (issue 46).
+    expect(dry.occurrences.map((o) => iso(o.start))).not.toContain(iso(third));
+    expect(dry.occurrences).toHaveLength(4);
     expect(dry.conflicts[0]?.reasons.map((r) => r.code)).toEqual(["CLINIC_CLOSURE"]);
     // all_or_nothing skips nothing (it would refuse): `skipped` is there, and empty.
     expect(dry.skipped).toEqual([]);
@@ -135,8 +137,14 @@ describe("series (R1–R3)", () => {
     if (!("dry_run" in dryAll)) throw new Error("expected a dry run");
     expect(dryAll.bookable).toBe(true);
     expect(dryAll.skipped.map((k) => iso(k.start))).toEqual([iso(third)]);
+    // The dry run shows exactly what the real request books: the skipped date only under `skipped`.
+    expect(dryAll.occurrences.map((o) => iso(o.start))).not.toContain(iso(third));
+    expect(dryAll.occurrences.every((o) => o.bookable)).toBe(true);
     const series = booked(await s.book({ ...input, mode: "skip_unavailable" }));
     expect(series.occurrences).toHaveLength(4);
+    expect(series.occurrences.map((a) => iso(a.start))).toEqual(dryAll.occurrences.map((o) => iso(o.start)));
+    expect(series.occurrences.map((a) => a.provider_id)).toEqual(dryAll.occurrences.map((o) => o.provider_id));
+    expect(series.skipped.map((k) => iso(k.start))).toEqual(dryAll.skipped.map((k) => iso(k.start)));
     expect(series.skipped.map((k) => iso(k.start))).toEqual([iso(third)]);
     expect(series.skipped[0]?.reasons[0]?.code).toBe("CLINIC_CLOSURE");
     expect(await s.appointmentCount()).toBe(4);

@@ -285,7 +285,11 @@ function previewOf(
     },
     patient_user_id: request.patientUserId ?? null,
     notes: request.notes ?? null,
-    occurrences: checked.map((c) => ({
+    // What the real request would book, and only that (issue 46): a conflict is in `conflicts`
+    // (and `skipped` when skip_unavailable books the rest), never here too.
+    occurrences: checked
+      .filter((c) => c.order.length > 0)
+      .map((c) => ({
       start: new Date(c.start),
       end: new Date(c.end),
       start_local: formatLocal(c.start, request.timeZone),

@@ -42,7 +42,12 @@ export type SeriesView = z.infer<typeof seriesOutput>;
 export const seriesPreviewOutput = z.object({
   dry_run: z.literal(true),
   ...seriesCommon,
-  /** Every start of the rule with the provider that would get it, or null and why not. */
+  /**
+   * The occurrences the request would book, each with the provider that would get it: the free
+   * ones. An occurrence that cannot be booked is only in `conflicts` (and `skipped`). When
+   * `bookable` is true a real request right after books exactly these (schedule unchanged); when
+   * false it is refused (409) and books none.
+   */
   occurrences: z.array(
     z.object({
       start: instantOutput,
