@@ -290,13 +290,13 @@ function previewOf(
     occurrences: checked
       .filter((c) => c.order.length > 0)
       .map((c) => ({
-      start: new Date(c.start),
-      end: new Date(c.end),
-      start_local: formatLocal(c.start, request.timeZone),
-      bookable: c.order.length > 0,
-      provider_id: c.order[0] ?? null,
-      reasons: c.reasons,
-    })),
+        start: new Date(c.start),
+        end: new Date(c.end),
+        start_local: formatLocal(c.start, request.timeZone),
+        bookable: c.order.length > 0,
+        provider_id: c.order[0] ?? null,
+        reasons: c.reasons,
+      })),
     bookable,
     conflicts,
     // What the write would leave out: skip_unavailable's conflicts when it books; nothing otherwise.
