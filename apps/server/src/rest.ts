@@ -11,7 +11,7 @@ import {
   createCallerFactory,
 } from "@clinic/api";
 import { csvColumnsOf, csvContentType, csvFilenameOf, csvRowsOf, toCsv, wantsCsv } from "./csv.ts";
-import { fhirContentType } from "./fhir/outcome.ts";
+import { sendFhir } from "./fhir/outcome.ts";
 import { fhirBaseOf, fhirRepresentations, wantsFhir } from "./fhir/patientExport.ts";
 import { type RouteEntry, pathParams, restRoutes } from "./routes.ts";
 
@@ -143,12 +143,11 @@ export const restAdapter = fp(
             // One URL, two representations (docs/patient-data.md#the-fhir-form): caches must key on Accept.
             reply.header("vary", "Accept");
             if (wantsFhir(request.headers.accept))
-              return reply
-                .code(200)
-                .type(fhirContentType)
-                .send(
-                  fhirRepresentations[entry.rest.fhir](result, fhirBaseOf(`${request.protocol}://${request.host}`)),
-                );
+              return sendFhir(
+                reply,
+                200,
+                fhirRepresentations[entry.rest.fhir](result, fhirBaseOf(`${request.protocol}://${request.host}`)),
+              );
           }
           const status = statusOf(entry.rest.status, result);
           if (status === 204) return reply.code(204).send();

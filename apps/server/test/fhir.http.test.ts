@@ -285,4 +285,25 @@ describe("FHIR R4 facade: metadata, reads and searches", () => {
     expect(searchOf(await get(`/Appointment?clinic=${c.clinicId}`, token)).total).toBe(1);
     expect(searchOf(await get(`/Appointment?clinic=${c.clinicId}`, c.custom.token)).total).toBe(0);
   });
+
+  it("the validator refuses empty arrays, empty objects and nulls (FHIR JSON leaves such a property out)", () => {
+    expect(() => {
+      assertValidFhir({ resourceType: "Bundle", type: "searchset", total: 0, entry: [] });
+    }).toThrow(/empty array, object or null at \$\.entry/);
+    expect(() => {
+      assertValidFhir({ resourceType: "Bundle", type: "searchset", total: 0, meta: {} });
+    }).toThrow(/\$\.meta/);
+    expect(() => {
+      assertValidFhir({ resourceType: "Bundle", type: "searchset", total: 0, link: [{ relation: "self", url: null }] });
+    }).toThrow(/\$\.link\[0\]\.url/);
+  });
+
+  it("a searchset without a match has no entry at all (not entry: [])", async () => {
+    const c = await fhirClinic();
+    const response = await get(`/Appointment?clinic=${c.clinicId}&status=cancelled`, c.staff.token);
+    const bundle = searchOf(response);
+    expect(bundle.total).toBe(0);
+    expect(bundle.entry).toBeUndefined();
+    expect(response.body).not.toMatch(/\[\]|\{\}/);
+  });
 });

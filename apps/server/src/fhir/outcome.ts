@@ -7,6 +7,35 @@ import type { FieldError } from "@clinic/api";
 
 export const fhirContentType = "application/fhir+json; charset=utf-8";
 
+/**
+ * A value as FHIR JSON may carry it (R4 §2.6.2 "JSON"): no empty arrays, no empty objects, no
+ * null or undefined properties; a property without a value is left out. Applied recursively, so an
+ * object that only held empty values is left out too (an element of an array as well). Every
+ * answer of the facade goes through here (`sendFhir`), so no route has to remember it.
+ */
+export function fhirJson(value: unknown): unknown {
+  if (Array.isArray(value)) {
+    const items = value.map(fhirJson).filter((item) => item !== undefined);
+    return items.length > 0 ? items : undefined;
+  }
+  if (value === null || value === undefined) return undefined;
+  if (typeof value !== "object" || value instanceof Date) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    const pruned = fhirJson(item);
+    if (pruned !== undefined) out[key] = pruned;
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+/** Sends a FHIR resource (or Bundle) as the answer: the one place the facade writes FHIR JSON. */
+export function sendFhir(reply: FastifyReply, status: number, resource: object) {
+  return reply
+    .code(status)
+    .type(fhirContentType)
+    .send(fhirJson(resource) ?? {});
+}
+
 /** Where the facade is mounted (apps/server/src/app.ts registers it under this prefix). */
 export const fhirPrefix = "/fhir/R4";
 
@@ -81,10 +110,7 @@ export function sendOutcome(
   diagnostics: string,
   expression: readonly string[] = [],
 ) {
-  return reply
-    .code(status)
-    .type(fhirContentType)
-    .send(operationOutcome(status, code, diagnostics, expression));
+  return sendFhir(reply, status, operationOutcome(status, code, diagnostics, expression));
 }
 
 /** Where an error of the facade carries its FHIRPath expressions (input.ts `invalidAt`). */

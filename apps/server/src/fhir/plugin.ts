@@ -14,7 +14,7 @@ import {
   holdAppointment,
   patchAppointment,
 } from "./operations.ts";
-import { diagnosticsOf, expressionsOf, fhirContentType, sendOutcome } from "./outcome.ts";
+import { diagnosticsOf, expressionsOf, fhirContentType, sendFhir, sendOutcome } from "./outcome.ts";
 import { type Params, countOf, single } from "./params.ts";
 import { commonParams, resources } from "./resources.ts";
 import { createCaller } from "./scope.ts";
@@ -100,8 +100,8 @@ function paramsOf(request: FastifyRequest): Params {
   return params;
 }
 
-function send(reply: FastifyReply, status: number, body: unknown) {
-  return reply.code(status).type(fhirContentType).send(body);
+function send(reply: FastifyReply, status: number, body: object) {
+  return sendFhir(reply, status, body);
 }
 
 /** The seconds a RATE_LIMITED answer asks the client to wait, as /v1 tells them (Retry-After). */
