@@ -192,7 +192,7 @@ describe("providers' calendars: K1–K4", () => {
     );
   });
 
-  it("refuses what §18 and §10 refuse: write_back on ics, half credentials, internal addresses, non-providers", async () => {
+  it("refuses what §18 and §10 refuse: write_back on ics, half credentials, internal addresses", async () => {
     const s = await setup();
     const strict = createCaller(createContextInner({ db: t.db, user: s.adminUser, now: pinnedNow }));
     const input = { clinic_id: s.clinicId, user_id: s.provider.id };
@@ -209,9 +209,24 @@ describe("providers' calendars: K1–K4", () => {
     expect(
       await codeOf(strict.calendars.create({ ...input, kind: "ics", url: "https://127.0.0.1/calendar.ics" })),
     ).toBe("VALIDATION_FAILED");
-    expect(
-      await codeOf(s.admin.calendars.create({ ...input, user_id: s.staffUser.id, kind: "ics", url: `${base}/x.ics` })),
-    ).toBe("NOT_A_PROVIDER");
+  });
+
+  it("answers 404 NOT_FOUND on every verb of K1–K4 for a path that names no provider of the clinic", async () => {
+    const s = await setup();
+    const created = await s.admin.calendars.create({
+      clinic_id: s.clinicId,
+      user_id: s.provider.id,
+      kind: "ics",
+      url: `${base}/x.ics`,
+    });
+    const path = { clinic_id: s.clinicId, user_id: s.staffUser.id };
+    expect(await codeOf(s.admin.calendars.create({ ...path, kind: "ics", url: `${base}/x.ics` }))).toBe("NOT_FOUND");
+    expect(await codeOf(s.admin.calendars.list(path))).toBe("NOT_FOUND");
+    expect(await codeOf(s.admin.calendars.get({ ...path, id: created.id }))).toBe("NOT_FOUND");
+    expect(await codeOf(s.admin.calendars.sync({ ...path, id: created.id }))).toBe("NOT_FOUND");
+    expect(await codeOf(s.admin.calendars.delete({ ...path, id: created.id }))).toBe("NOT_FOUND");
+    // The provider's own calendar is untouched by those.
+    expect((await s.admin.calendars.list({ clinic_id: s.clinicId, user_id: s.provider.id })).calendars).toHaveLength(1);
   });
 
   it("a production start without CALENDAR_KEY stores no calendar (503), and the key is what decrypts", async () => {

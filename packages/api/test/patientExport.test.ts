@@ -188,7 +188,7 @@ describe("X1: a patient's export", () => {
     const s = await scene();
     const exported = await s.a.asAdmin.patientData.export({ clinic_id: s.a.clinicId, email: "nobody@example.test" });
     expect(exported).toMatchObject({
-      patient: { user_ids: [], names: [], emails: ["nobody@example.test"], phones: [] },
+      patient: { user_ids: [], names: [], emails: [], phones: [] },
       appointments: [],
       series: [],
       waitlist_entries: [],
@@ -208,12 +208,20 @@ describe("X1: a patient's export", () => {
     expect(erased.erased.appointments).toBe(3 + seriesIdsOf(s).length);
     for (const match of [{ email: s.p.email }, { patient_user_id: s.account.id }]) {
       const exported = await s.a.asAdmin.patientData.export({ clinic_id: s.a.clinicId, ...match });
-      const text = JSON.stringify({ ...exported, patient: { ...exported.patient, emails: [], phones: [] } });
+      // Contact data lists only what rows hold: the asked address, held by no row any more, is not echoed.
+      expect(exported.patient.emails).toEqual([]);
+      const text = JSON.stringify(exported);
       for (const value of [s.p.name, s.p.email, "left knee", "penicillin"]) expect(text).not.toContain(value);
     }
     // The phone-only booking was not the e-mail's: it is still found by the phone.
     const byPhone = await s.a.asAdmin.patientData.export({ clinic_id: s.a.clinicId, phone_e164: s.p.phone });
     expect(idsOf(byPhone.appointments)).toEqual([s.byPhone.id]);
+    expect(byPhone.patient.phones).toEqual([s.p.phone]);
+    // Erased by the phone too: the phone appears nowhere in the export by that phone.
+    await s.a.asAdmin.patientData.erase({ clinic_id: s.a.clinicId, phone_e164: s.p.phone, reason: "Art. 17" });
+    const afterPhone = await s.a.asAdmin.patientData.export({ clinic_id: s.a.clinicId, phone_e164: s.p.phone });
+    expect(afterPhone.patient.phones).toEqual([]);
+    expect(JSON.stringify(afterPhone)).not.toContain(s.p.phone);
   });
 
   it("is for a CLINIC_ADMIN of the clinic, with exactly one identifier", async () => {

@@ -33,7 +33,7 @@ export const calendarsRouter = {
         status: 201,
         summary: "Connect a provider's own calendar (ics URL or CalDAV collection); its first sync starts now",
         tags,
-        errors: ["NOT_A_PROVIDER", "UNAVAILABLE"],
+        errors: ["UNAVAILABLE"],
       },
     })
     .input(

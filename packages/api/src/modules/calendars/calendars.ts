@@ -147,9 +147,8 @@ export async function createCalendar(
       .where(and(eq(clinicMembers.clinicId, clinicId), eq(clinicMembers.userId, providerId)))
       .for("update");
     if (!member?.isProvider)
-      throw new DomainError("NOT_A_PROVIDER", "provider_id is not a provider of this clinic", {
-        errors: [{ path: "provider_id", message: "not a provider of this clinic" }],
-      });
+      // The path names no provider: 404 on every verb of K1–K4, as P2 answers such a path.
+      throw notFound("provider");
     const [existing] = await tx
       .select({ n: count() })
       .from(calendars)

@@ -65,7 +65,7 @@ export const exportedSeriesOutput = seriesOutput.omit({ occurrences: true }).ext
 export const patientExportOutput = z.object({
   clinic: z.object({ id: z.string(), name: z.string() }),
   exported_at: instantOutput,
-  /** Contact data: every account id, name, e-mail address (lower-cased) and phone number found in the rows below. */
+  /** Contact data: every account id, name, e-mail address (lower-cased) and phone number held by the rows below (never merely the one asked for). */
   patient: z.object({
     user_ids: z.array(z.string()),
     names: z.array(z.string()),
@@ -264,8 +264,23 @@ async function exportOf(db: Db, clinicId: string, keys: PatientKeys, now: Date):
         ...entryRows.map((r) => r.patientName),
         ...memberRows.map((r) => r.fullName),
       ]),
-      emails: distinct([...m.emails, ...memberRows.map((r) => r.email.toLowerCase())]),
-      phones: distinct([...m.phones, ...memberRows.map((r) => r.phoneE164)]),
+      // Only what the rows hold: an address asked for but held by no row (e.g. after X2) is not echoed.
+      emails: distinct(
+        [
+          ...appointmentRows.map((r) => r.patientEmail),
+          ...seriesRows.map((r) => r.patientEmail),
+          ...entryRows.map((r) => r.patientEmail),
+          ...memberRows.map((r) => r.email),
+          ...messageRows.map((r) => (r.to.includes("@") ? r.to : null)),
+        ].map((e) => e?.toLowerCase() ?? null),
+      ),
+      phones: distinct([
+        ...appointmentRows.map((r) => r.patientPhone),
+        ...seriesRows.map((r) => r.patientPhoneE164),
+        ...entryRows.map((r) => r.patientPhoneE164),
+        ...memberRows.map((r) => r.phoneE164),
+        ...messageRows.map((r) => (r.to.includes("@") ? null : r.to)),
+      ]),
     },
     registrations: registrationRows.map((r) => ({
       user_id: r.userId,
