@@ -5,6 +5,7 @@ import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { appointments, clinics, services, waitlistEntries } from "@clinic/db";
 import { AvailabilityCache } from "../src/modules/availability/index.ts";
+import type { CachedAvailability } from "../src/modules/availability/cache.ts";
 import { bookAppointment } from "../src/modules/booking/index.ts";
 import { JobWorkers } from "../src/modules/jobs/index.ts";
 import { declineOffer, liveOfferOf, matchWaitlist, sweepWaitlists } from "../src/modules/waitlist/index.ts";
@@ -283,6 +284,39 @@ describe("the matcher", () => {
       { status: "offered", name: "First", offer: hold?.id },
       { status: "waiting", name: "Second", offer: null },
     ]);
+  });
+
+  it("a slot freed while a run goes on goes to the oldest entry it fits, not to the younger one that found it", async () => {
+    // The run's first search still sees the slot taken (it read before the cancellation committed),
+    // the second entry's search sees it free: a stale cache answer once plays the earlier read.
+    class FirstReadBeforeCancel extends AvailabilityCache {
+      private readonly before = new Map<string, CachedAvailability>();
+      replay = false;
+      override get(key: string, versionKey: string, nowMs: number): CachedAvailability | undefined {
+        const old = this.replay ? this.before.get(key) : undefined;
+        if (old) {
+          this.replay = false;
+          return old;
+        }
+        return super.get(key, versionKey, nowMs);
+      }
+      override set(key: string, versionKey: string, value: CachedAvailability): void {
+        if (!this.replay && !this.before.has(key)) this.before.set(key, value);
+        super.set(key, versionKey, value);
+      }
+    }
+    const w = await waitClinic();
+    const taken = await w.bookMonday9();
+    const first = await w.wantMonday9("First");
+    const second = await w.wantMonday9("Second");
+    const now = pinnedNow();
+    const cache = new FirstReadBeforeCancel();
+    expect((await matchWaitlist(t.db, cache, w.clinicId, now)).offered).toBe(0);
+    await w.asStaff.appointments.cancel({ clinic_id: w.clinicId, id: taken.id });
+    cache.replay = true;
+    expect((await matchWaitlist(t.db, cache, w.clinicId, now)).offered).toBe(1);
+    expect((await w.entryRow(first.id)).status).toBe("offered");
+    expect((await w.entryRow(second.id)).status).toBe("waiting");
   });
 
   it("an offer that expires goes to the next entry; the first is not offered that start again", async () => {

@@ -2,7 +2,7 @@
 // the read of what the check of one start needs (availability's readScheduleContext), and the writes. Each is one statement, so its own
 // transaction, and on Citus a call delegated to the clinic's node.
 import { z } from "zod";
-import { type Db, callClinicJsonFunction } from "@clinic/db";
+import { type Db, callClinicJsonFunction, pgErrorInfo } from "@clinic/db";
 import { explainStart, freeResourcesAt } from "../../domain/slots.ts";
 import { addDays, wallClockToInstant } from "../../domain/timezone.ts";
 import { domainCodes } from "../../errorCodes.ts";
@@ -144,10 +144,30 @@ export async function write(
   clinicId: string,
   p: Record<string, unknown>,
 ): Promise<{ appointment: AppointmentView; replayed: boolean } | undefined> {
-  const answer: WriteAnswer = writeSchema.parse(await callClinicFunction(db, fn, clinicId, p));
+  let raw: unknown;
+  try {
+    raw = await callClinicFunction(db, fn, clinicId, p);
+  } catch (error) {
+    if (lostRace(error)) return undefined;
+    throw error;
+  }
+  const answer: WriteAnswer = writeSchema.parse(raw);
   if ("stale" in answer) return undefined;
   if ("error" in answer) throw new DomainError(answer.error, answer.detail, { extra: answer.extra });
   return { appointment: appointmentFromJson(answer.appointment), replayed: answer.replayed };
+}
+
+/**
+ * Whether a write failed because it lost a race the database broke up: a deadlock (40P01) or a
+ * serialization failure (40001). Two bookings of one slot (or of buffered ranges that overlap) may
+ * wait for each other in the exclusion constraint; the function catches that where it inserts, but
+ * a deadlock found elsewhere, and on Citus the distributed deadlock detector's cancel, end the
+ * whole statement. Nothing was written: the caller reads again like after {stale}, and the re-read
+ * finds the winner's appointment (409 SLOT_UNAVAILABLE) or the time still free (docs/performance.md).
+ */
+export function lostRace(error: unknown): boolean {
+  const code = pgErrorInfo(error)?.code;
+  return code === "40P01" || code === "40001";
 }
 
 /**

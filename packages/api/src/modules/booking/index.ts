@@ -8,4 +8,4 @@ export * from "./reschedule.ts";
 export * from "./reminders.ts";
 export * from "./status.ts";
 export * from "./confirmation.ts";
-export { appointmentFromJson, callClinicFunction, resourcesWanted, scheduleOf } from "./clinicFunctions.ts";
+export { appointmentFromJson, callClinicFunction, lostRace, resourcesWanted, scheduleOf } from "./clinicFunctions.ts";

@@ -14,6 +14,7 @@ import { type ScheduleContext, assertCandidate, readScheduleContext, reasonDetai
 import {
   type PatientInput,
   callClinicFunction,
+  lostRace,
   occupancyFields,
   rankFree,
   requestHash,
@@ -320,7 +321,15 @@ async function write(
   p: Record<string, unknown>,
   refusal?: DomainError,
 ): Promise<{ series: SeriesView; replayed: boolean } | undefined> {
-  const answer = writeSchema.parse(await callClinicFunction(db, "clinic_book_series", clinicId, p));
+  let raw: unknown;
+  try {
+    raw = await callClinicFunction(db, "clinic_book_series", clinicId, p);
+  } catch (error) {
+    // A deadlock or serialization failure: nothing was written, read again like after {stale}.
+    if (!lostRace(error)) throw error;
+    raw = { stale: true };
+  }
+  const answer = writeSchema.parse(raw);
   if ("stale" in answer) {
     if (refusal) throw refusal;
     return undefined;

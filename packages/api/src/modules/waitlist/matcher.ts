@@ -89,17 +89,20 @@ export async function matchWaitlist(
     .from(waitlistEntries)
     .where(and(eq(waitlistEntries.clinicId, clinicId), eq(waitlistEntries.status, "waiting")))
     .orderBy(asc(waitlistEntries.createdAt), asc(waitlistEntries.id));
+  // The older entries this run found nothing for, oldest first: a slot freed while the run went
+  // on (a cancellation committed between their search and a younger entry's) is theirs first.
+  const passedOver: EntryRow[] = [];
   for (const entry of waiting) {
-    if (
-      await offerOne(
-        db,
-        cache,
-        { id: clinic.id, timezone: clinic.timezone, offerMinutes: clinic.offerMinutes },
-        entry,
-        now,
-      )
-    )
-      offered++;
+    const made = await offerOne(
+      db,
+      cache,
+      { id: clinic.id, timezone: clinic.timezone, offerMinutes: clinic.offerMinutes },
+      entry,
+      now,
+      passedOver,
+    );
+    offered += made.offers;
+    if (!made.served) passedOver.push(entry);
   }
   return { expired: expired.length, returned, offered };
 }
@@ -116,16 +119,47 @@ async function offerOne(
   clinic: { id: string; timezone: string; offerMinutes: number },
   entry: EntryRow,
   now: Date,
-): Promise<boolean> {
+  passedOver: EntryRow[],
+): Promise<{ served: boolean; offers: number }> {
+  let offers = 0;
   for (let look = 0; look < 2; look++) {
     const fitting = await fittingSlots(db, cache, clinic, entry, now);
-    if (fitting === null) return false;
+    if (fitting === null) return { served: false, offers };
     for (const slot of fitting) {
+      // An older entry passed over earlier in this run that this slot fits gets it first.
+      if (await offerToOlder(db, clinic, passedOver, entry, slot, now)) {
+        offers++;
+        continue;
+      }
       const outcome = await tryOffer(db, clinic, entry, slot, now);
-      if (outcome === "offered") return true;
-      if (outcome === "entry lost") return false;
+      if (outcome === "offered") return { served: true, offers: offers + 1 };
+      if (outcome === "entry lost") return { served: false, offers };
     }
-    if (fitting.length < attemptsPerEntry) return false;
+    if (fitting.length < attemptsPerEntry) return { served: false, offers };
+  }
+  return { served: false, offers };
+}
+
+/**
+ * Offers a slot found for a younger entry to the oldest entry passed over earlier in the run that
+ * it fits (same service), and takes that entry off the list once it has an offer or is lost; true
+ * when the slot went to one of them. Without it, a slot freed while the run went on went to the
+ * younger entry, and the oldest entry waited for the next one (docs/waitlist.md#the-matcher).
+ */
+async function offerToOlder(
+  db: Db,
+  clinic: { id: string; timezone: string; offerMinutes: number },
+  passedOver: EntryRow[],
+  entry: EntryRow,
+  slot: FreeSlot,
+  now: Date,
+): Promise<boolean> {
+  for (const older of [...passedOver]) {
+    if (older.serviceId !== entry.serviceId || !slotFits(older, slot, clinic.timezone)) continue;
+    const outcome = await tryOffer(db, clinic, older, slot, now);
+    if (outcome === "slot lost") return false;
+    passedOver.splice(passedOver.indexOf(older), 1);
+    if (outcome === "offered") return true;
   }
   return false;
 }
