@@ -34,7 +34,15 @@ const callerOf = (user: TestUser | null, now: () => Date = pinnedNow) =>
   createCaller(createContextInner({ db: t.db, user, now, webhooks: { allowPrivate: true } }));
 
 /** The ICS server: what each path answers is up to the test. */
-type Answer = { status?: number; body?: string; delayMs?: number; headers?: Record<string, string> };
+type Answer = {
+  status?: number;
+  body?: string;
+  delayMs?: number;
+  headers?: Record<string, string>;
+  /** The Authorization header this path asks for (401 without it), and the query string. */
+  authorization?: string;
+  search?: string;
+};
 const served = new Map<string, Answer>();
 const requests = new Map<string, number>();
 let server: Server;
@@ -44,6 +52,15 @@ beforeAll(async () => {
     const path = new URL(request.url ?? "/", "http://x").pathname;
     requests.set(path, (requests.get(path) ?? 0) + 1);
     const answer = served.get(path) ?? { status: 404, body: "no such calendar" };
+    const search = new URL(request.url ?? "/", "http://x").search;
+    if (
+      (answer.authorization !== undefined && request.headers.authorization !== answer.authorization) ||
+      (answer.search !== undefined && search !== answer.search)
+    ) {
+      response.writeHead(401, { "www-authenticate": 'Basic realm="calendar"' });
+      response.end();
+      return;
+    }
     const send = () => {
       // A conditional GET of the same version: 304, as a calendar server answers it.
       const etag = answer.headers?.etag;
@@ -190,6 +207,63 @@ describe("providers' calendars: K1–K4", () => {
     expect(await codeOf(s.staff.calendars.get({ clinic_id: s.clinicId, user_id: s.provider.id, id: created.id }))).toBe(
       "NOT_FOUND",
     );
+  });
+
+  it("takes a URL that carries its credentials (user info, ?token=): kept encrypted, used to read, never answered", async () => {
+    const s = await setup();
+    const path = serve({
+      body: calendarOf(vevent("ev-cred", "20270315T100000Z", "20270315T110000Z")),
+      // The user info decoded (p@ss:word), as HTTP Basic; and the query string as given.
+      authorization: `Basic ${Buffer.from("anna.berg:p@ss:word").toString("base64")}`,
+      search: "?token=cal-token-4711",
+    });
+    const withCredentials = `${base.replace("http://", "http://anna.berg:p%40ss%3Aword@")}${path}?token=cal-token-4711`;
+    const created = await s.add(withCredentials);
+    expect(created.url).toBe(`${base}${path}`);
+    const [row] = await t.db.select({ secret: calendars.secret }).from(calendars).where(eq(calendars.id, created.id));
+    for (const secret of ["anna.berg", "p@ss", "p%40ss", "cal-token-4711"]) {
+      expect(row?.secret).not.toContain(secret);
+      expect(JSON.stringify(created)).not.toContain(secret);
+    }
+    await syncOne(s.clinicId, created.id);
+    const synced = await s.staff.calendars.get({ clinic_id: s.clinicId, user_id: s.provider.id, id: created.id });
+    expect(synced).toMatchObject({ status: "ok", busy_count: 1, last_error: null });
+    expect(JSON.stringify(synced)).not.toContain("anna.berg");
+    // Without them the server refuses: they were what opened it.
+    const bare = await s.add(`${base}${path}`);
+    await syncOne(s.clinicId, bare.id);
+    expect(await s.staff.calendars.get({ clinic_id: s.clinicId, user_id: s.provider.id, id: bare.id })).toMatchObject({
+      status: "stale",
+      busy_count: 0,
+      last_error: "the server refused access (HTTP 401)",
+    });
+    // CalDAV: credentials in the URL and as username/password at once are a guess: 400 at url.
+    const both = await failureOf(
+      s.admin.calendars.create({
+        clinic_id: s.clinicId,
+        user_id: s.provider.id,
+        kind: "caldav",
+        url: `${base.replace("http://", "http://anna:x@")}/dav/`,
+        username: "anna",
+        password: "y",
+      }),
+    );
+    expect(both instanceof DomainError ? [both.domainCode, both.errors?.[0]?.path] : both).toEqual([
+      "VALIDATION_FAILED",
+      "url",
+    ]);
+    // The internal-address rule holds with user info too.
+    const strict = createCaller(createContextInner({ db: t.db, user: s.adminUser, now: pinnedNow }));
+    expect(
+      await codeOf(
+        strict.calendars.create({
+          clinic_id: s.clinicId,
+          user_id: s.provider.id,
+          kind: "ics",
+          url: "https://user:pass@127.0.0.1/calendar.ics",
+        }),
+      ),
+    ).toBe("VALIDATION_FAILED");
   });
 
   it("refuses what §18 and §10 refuse: write_back on ics, half credentials, internal addresses", async () => {

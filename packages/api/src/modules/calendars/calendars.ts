@@ -132,7 +132,10 @@ export async function createCalendar(
       input.username === undefined ? "username" : "password",
       "give both username and password, or neither",
     );
-  const url = await assertSafeWebhookUrl(input.url, access.allowPrivate);
+  // A URL may carry its credentials (`https://user:pass@host/…`, as many calendar apps hand it out,
+  // §18): they are taken out of it, checked like username/password, and kept encrypted with them.
+  const { url: given, username, password } = credentialsOf(input);
+  const url = await assertSafeWebhookUrl(given, access.allowPrivate);
   if (!access.key)
     throw new DomainError(
       "UNAVAILABLE",
@@ -173,11 +176,8 @@ export async function createCalendar(
         providerId,
         kind: input.kind,
         shownUrl: shownUrlOf(url),
-        secret: encryptSecret(key, id, {
-          url: url.href,
-          username: input.username ?? null,
-          password: input.password ?? null,
-        }),
+        // The URL kept whole but for its user info (its query string may be the credential).
+        secret: encryptSecret(key, id, { url: url.href, username, password }),
         name: input.name ?? null,
         writeBack: input.writeBack ?? false,
       })
@@ -190,6 +190,34 @@ export async function createCalendar(
     } satisfies CalendarSyncJob);
     return toCalendar(row);
   });
+}
+
+/**
+ * The URL without its user info, and the credentials: those the URL carried (percent-decoded), or
+ * the given `username` and `password`. Both at once is 400 at `url`: which to use would be a guess.
+ */
+function credentialsOf(input: NewCalendar): { url: string; username: string | null; password: string | null } {
+  let url: URL;
+  try {
+    url = new URL(input.url);
+  } catch {
+    throw validationFailed("url", "must be an absolute URL");
+  }
+  if (!url.username && !url.password)
+    return { url: input.url, username: input.username ?? null, password: input.password ?? null };
+  if (input.username !== undefined || input.password !== undefined)
+    throw validationFailed("url", "give the credentials in the URL or as username and password, not both");
+  let username: string;
+  let password: string;
+  try {
+    username = decodeURIComponent(url.username);
+    password = decodeURIComponent(url.password);
+  } catch {
+    throw validationFailed("url", "the user info is not valid percent-encoding");
+  }
+  url.username = "";
+  url.password = "";
+  return { url: url.href, username, password };
 }
 
 export const busyOutput = z.object({

@@ -205,7 +205,7 @@ async function read(
   };
   if (calendar.kind === "ics") {
     const previous = calendar.syncState;
-    const headers: Record<string, string> = { accept: "text/calendar" };
+    const headers: Record<string, string> = { accept: "text/calendar", ...authHeadersOf(secret) };
     if (fresh(previous) && previous.etag) headers["if-none-match"] = previous.etag;
     if (fresh(previous) && previous.lastModified) headers["if-modified-since"] = previous.lastModified;
     const answer = await fetch(secret.url, { headers });
@@ -226,10 +226,7 @@ async function read(
     };
   }
   // CalDAV: the collection's sync-token (RFC 6578), else its getctag, says whether anything changed.
-  const headers =
-    secret.username !== null && secret.password !== null
-      ? getBasicAuthHeaders({ username: secret.username, password: secret.password })
-      : {};
+  const headers = authHeadersOf(secret);
   const [props] = await propfind({
     url: secret.url,
     props: { "d:sync-token": {}, "cs:getctag": {} },
@@ -430,4 +427,11 @@ async function dropStaleRows(tx: Db, calendar: Loaded, clinicIds: readonly strin
         ),
       );
   }
+}
+
+/** HTTP Basic credentials of a calendar (given as username/password or in its URL), if it has any. */
+function authHeadersOf(secret: CalendarSecret): Record<string, string> {
+  return secret.username !== null && secret.password !== null
+    ? getBasicAuthHeaders({ username: secret.username, password: secret.password })
+    : {};
 }
