@@ -20,14 +20,17 @@ DECLARE
   v_day record;
   v_count bigint;
 BEGIN
-  SELECT c.timezone INTO v_zone FROM clinics c WHERE c.id = p_clinic_id;
+  -- One statement when no provider has a limit (the clinic's zone joined, not read first): this runs
+  -- under the provider's version row lock (docs/performance.md#the-hot-clinic).
   FOR v_day IN
-    SELECT DISTINCT m.user_id AS provider_id, m.max_daily_appointments AS max_daily,
-           date_trunc('day', x.starts_at AT TIME ZONE v_zone) AS local_midnight
+    SELECT DISTINCT m.user_id AS provider_id, m.max_daily_appointments AS max_daily, c.timezone AS zone,
+           date_trunc('day', x.starts_at AT TIME ZONE c.timezone) AS local_midnight
     FROM unnest(p_providers, p_starts) AS x(provider_id, starts_at)
     JOIN clinic_members m ON m.clinic_id = p_clinic_id AND m.user_id = x.provider_id
+    JOIN clinics c ON c.id = p_clinic_id
     WHERE m.clinic_id = p_clinic_id AND m.max_daily_appointments IS NOT NULL
   LOOP
+    v_zone := v_day.zone;
     SELECT count(*) INTO v_count FROM appointments a
     WHERE a.clinic_id = p_clinic_id AND a.provider_id = v_day.provider_id AND clinic_occupies(a.status, a.held_until, p_now)
       AND a.starts_at >= v_day.local_midnight AT TIME ZONE v_zone

@@ -16,6 +16,7 @@ CREATE OR REPLACE FUNCTION clinic_reschedule_appointment(p_clinic_id uuid, p jso
  SET enable_seqscan TO 'off'
 AS $function$
 DECLARE
+  v_answers jsonb;
   v_user uuid := (p->>'user_id')::uuid;
   v_id uuid := (p->>'appointment_id')::uuid;
   v_provider uuid := (p->>'provider_id')::uuid;
@@ -113,9 +114,12 @@ BEGIN
     END IF;
     PERFORM clinic_store_key(p_clinic_id, v_user, p->'idem', v_id);
     v_view := clinic_appointment_json(p_clinic_id, v_id);
+    -- The caller's view (clinic_appointment_view) read before the event number is taken, not after
+    -- it while the clinic's other writers wait (docs/performance.md#the-hot-clinic).
+    SELECT a.answers INTO v_answers FROM appointments a WHERE a.clinic_id = p_clinic_id AND a.id = v_id;
     PERFORM clinic_record_event(p_clinic_id, 'appointment.rescheduled',
       v_view || jsonb_build_object('previous_start', clinic_iso_instant(v_current.starts_at), 'previous_end', clinic_iso_instant(v_current.ends_at)));
-    RETURN jsonb_build_object('appointment', clinic_appointment_view(p_clinic_id, v_id), 'replayed', false);
+    RETURN jsonb_build_object('appointment', v_view || jsonb_build_object('answers', v_answers), 'replayed', false);
   EXCEPTION
     WHEN SQLSTATE 'CL001' THEN
       GET STACKED DIAGNOSTICS v_msg = MESSAGE_TEXT, v_detail = PG_EXCEPTION_DETAIL, v_hint = PG_EXCEPTION_HINT;

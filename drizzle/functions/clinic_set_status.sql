@@ -14,6 +14,7 @@ CREATE OR REPLACE FUNCTION clinic_set_status(p_clinic_id uuid, p jsonb)
  SET enable_seqscan TO 'off'
 AS $function$
 DECLARE
+  v_answers jsonb;
   v_user uuid := (p->>'user_id')::uuid;
   v_id uuid := (p->>'id')::uuid;
   v_to text := p->>'status';
@@ -71,8 +72,11 @@ BEGIN
       PERFORM clinic_plan_reminders(p_clinic_id, v_id, v_current.starts_at, v_now);
     END IF;
     v_view := clinic_appointment_json(p_clinic_id, v_id);
+    -- The caller's view (clinic_appointment_view) read before the event number is taken, not after
+    -- it while the clinic's other writers wait (docs/performance.md#the-hot-clinic).
+    SELECT a.answers INTO v_answers FROM appointments a WHERE a.clinic_id = p_clinic_id AND a.id = v_id;
     PERFORM clinic_record_event(p_clinic_id, 'appointment.status_changed', v_view || jsonb_build_object('previous_status', v_current.status));
-    RETURN jsonb_build_object('appointment', clinic_appointment_view(p_clinic_id, v_id));
+    RETURN jsonb_build_object('appointment', v_view || jsonb_build_object('answers', v_answers));
   EXCEPTION
     WHEN SQLSTATE 'CL001' THEN
       GET STACKED DIAGNOSTICS v_msg = MESSAGE_TEXT, v_detail = PG_EXCEPTION_DETAIL, v_hint = PG_EXCEPTION_HINT;
