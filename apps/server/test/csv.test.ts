@@ -7,7 +7,9 @@ import { describe, expect, it } from "vitest";
 import { defused, toCsv } from "../src/csv.ts";
 
 const columns = ["a", "b", "c", "d"];
-const text = fc.string({ unit: fc.constantFrom("a", "b", ",", '"', "\r", "\n", "\t", "=", "+", "-", "@", " ", "é", "'") });
+const text = fc.string({
+  unit: fc.constantFrom("a", "b", ",", '"', "\r", "\n", "\t", "=", "+", "-", "@", " ", "é", "'"),
+});
 const value = fc.oneof(
   text,
   fc.double({ noNaN: true, noDefaultInfinity: true }),
@@ -45,9 +47,12 @@ function expected(v: unknown): string {
 
 describe("toCsv", () => {
   it("writes what csv-stringify wrote", () => {
-    fc.assert(fc.property(rows, (input) => {
+    fc.assert(
+      fc.property(rows, (input) => {
         expect(toCsv(input, columns)).toBe(reference(input));
-      }), { numRuns: 500 });
+      }),
+      { numRuns: 500 },
+    );
   });
 
   it("parses back to the values, CRLF records, formulas defused, numbers left alone", () => {
@@ -64,6 +69,6 @@ describe("toCsv", () => {
   });
 
   it("quotes a bare LF and keeps a negative number", () => {
-    expect(toCsv([{ a: "x\ny", b: -1, c: "-1", d: null }], columns)).toBe("a,b,c,d\r\n\"x\ny\",-1,'-1,\r\n");
+    expect(toCsv([{ a: "x\ny", b: -1, c: "-1", d: null }], columns)).toBe('a,b,c,d\r\n"x\ny",-1,\'-1,\r\n');
   });
 });
