@@ -71,6 +71,6 @@ for (const [name, f] of [
     t.push(performance.now() - s);
   }
   t.sort((a, b) => a - b);
-  console.log(name, "median ms", t[2].toFixed(0), "min", t[0].toFixed(0));
+  console.log(name, "median ms", (t[2] ?? NaN).toFixed(0), "min", (t[0] ?? NaN).toFixed(0));
 }
 console.log("same:", ref() === toCsv(rows, cols));
