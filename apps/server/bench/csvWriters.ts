@@ -34,7 +34,7 @@ const rows = Array.from({ length: 100000 }, (_, i) => ({
   service_id: crypto.randomUUID(),
   service_name: "Check-up",
   duration_min: 30,
-  patient_name: "Patient " + i,
+  patient_name: `Patient ${String(i)}`,
   patient_email: `p${i}@example.com`,
   patient_phone_e164: "+15550001111",
   patient_user_id: null,
