@@ -4,10 +4,21 @@
 // "Races that failed now and then"). The failure is injected once by a trigger on the events the
 // booking records last, for this test's clinic only.
 import { sql } from "drizzle-orm";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { rowsOf } from "@clinic/db";
 import { addService, bookableClinic, callerFor, pinnedNow, useTestDatabase } from "../testing/index.ts";
 
 const t = useTestDatabase();
+// Citus refuses triggers on distributed tables, so the failure cannot be injected there; the
+// mapping under test is the TypeScript write's, the same on every database, and Citus's own
+// deadlock victims are counted in docs/performance.md.
+let citus = false;
+beforeAll(async () => {
+  const [row] = rowsOf<{ on: boolean }>(
+    await t.db.execute(sql`select exists (select 1 from pg_extension where extname = 'citus') as on`),
+  );
+  citus = row?.on ?? false;
+});
 
 async function failOnce(clinicId: string, sqlstate: "40P01" | "40001") {
   const name = `lost_race_${sqlstate.toLowerCase()}`;
@@ -26,6 +37,7 @@ async function failOnce(clinicId: string, sqlstate: "40P01" | "40001") {
 }
 
 afterAll(async () => {
+  if (citus) return;
   for (const name of ["lost_race_40p01", "lost_race_40001"]) {
     await t.db.execute(sql.raw(`DROP TRIGGER IF EXISTS ${name} ON events`));
     await t.db.execute(sql.raw(`DROP FUNCTION IF EXISTS ${name}()`));
@@ -35,7 +47,8 @@ afterAll(async () => {
 
 describe("a write that loses a race the database broke up", () => {
   for (const sqlstate of ["40P01", "40001"] as const) {
-    it(`is read again (${sqlstate}): a booking and a series still succeed`, async () => {
+    it(`is read again (${sqlstate}): a booking and a series still succeed`, async (ctx) => {
+      if (citus) ctx.skip();
       const c = await bookableClinic(t.db);
       const service = await addService(t.db, c.clinicId, { providerId: c.provider.id, durationMin: 30 });
       const staff = callerFor(t.db, c.staff, { now: pinnedNow });
