@@ -33,7 +33,7 @@ export function useTestApp(
       handle = await scratch.open({ poolMax: 20 });
       await migrate(handle.db);
     } else {
-      handle = await openTestDatabase({ url, templatePath: inject("pgliteTemplate") });
+      handle = await openTestDatabase({ url, templatePath: inject("pgliteTemplate"), own: !!options.ownDatabase });
     }
     app = await buildApp({
       config: {
