@@ -11,7 +11,4 @@ export const sharedTest = {
   // because no test mocks a module, stubs a global or changes the environment, and each test builds
   // its own data; a file that must have a process of its own says so in its own config.
   isolate: false,
-  // Two files at a time per package (vitest's default is one on a 2-core machine: cores − 1): a
-  // file waiting on its database, a server process or a browser leaves the core to the other.
-  maxWorkers: 2,
 } satisfies NonNullable<ViteUserConfig["test"]>;
