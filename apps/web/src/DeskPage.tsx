@@ -473,9 +473,6 @@ export function DeskPage({ clinicId }: { clinicId: string }) {
                       {held}
                     </span>
                   )}
-                  {a.answers.length > 0 && (
-                    <AnswersDisclosure answers={a.answers} patient={a.patient.name} tabIndex={tabIndex} />
-                  )}
                   {(capacityOf.get(a.service_id) ?? 1) > 1 && (
                     <span className="seats" data-testid="seats-taken">
                       {" "}
@@ -483,6 +480,9 @@ export function DeskPage({ clinicId }: { clinicId: string }) {
                     </span>
                   )}
                 </span>
+                {a.answers.length > 0 && (
+                  <AnswersDisclosure answers={a.answers} patient={a.patient.name} tabIndex={tabIndex} />
+                )}
                 <span className="appt-actions">
                   {actionsFor(a, now).map((action) => (
                     <button

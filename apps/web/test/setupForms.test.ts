@@ -145,7 +145,7 @@ describe("the seed's naming convention (naming.ts)", () => {
     ).toEqual({
       offering: "massage",
       name: "massage - Ben Kluge",
-      unnamed: [{ name: "Massage", suggestion: "massage - Anna Berg" }],
+      unnamed: [{ name: "Massage", suggestion: "Massage - Anna Berg" }],
     });
     // Nobody else offers it, no provider, or the service itself: nothing to suggest.
     for (const input of [

@@ -118,7 +118,7 @@ export function AddMemberForm(props: { clinicId: string; onAdded: (text: string)
           setOpen((o) => !o);
         }}
       >
-        {open ? "Close the form" : "Add a member or provider"}
+        Add a member or provider
       </button>
       <div id={`${id}-form`} hidden={!open}>
         <h3 id={`${id}-heading`} ref={heading} tabIndex={-1} className="focus-heading">

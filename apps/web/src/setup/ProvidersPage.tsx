@@ -96,7 +96,7 @@ export function ProvidersPage({ clinicId, clinic, access }: SetupAreaProps) {
   return (
     <>
       <h2 ref={heading} tabIndex={-1} className="focus-heading" id={`${id}-heading`}>
-        Providers
+        All providers
       </h2>
       <p className="hint">
         The clinic&apos;s providers: the people patients book. A new provider is pending until approved; only approved

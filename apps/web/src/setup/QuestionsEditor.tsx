@@ -210,7 +210,7 @@ export function QuestionsEditor(props: {
                     className="secondary"
                     data-move="up"
                     disabled={i === 0}
-                    aria-label={`Move “${name}” up`}
+                    aria-label={`Move up: “${name}”`}
                     onClick={() => {
                       move(i, -1);
                     }}
@@ -222,7 +222,7 @@ export function QuestionsEditor(props: {
                     className="secondary"
                     data-move="down"
                     disabled={i === questions.length - 1}
-                    aria-label={`Move “${name}” down`}
+                    aria-label={`Move down: “${name}”`}
                     onClick={() => {
                       move(i, 1);
                     }}
@@ -232,7 +232,7 @@ export function QuestionsEditor(props: {
                   <button
                     type="button"
                     className="secondary"
-                    aria-label={`Remove “${name}”`}
+                    aria-label={`Remove: “${name}”`}
                     onClick={() => {
                       props.onChange(questions.filter((_q, j) => j !== i));
                       problems.clear();

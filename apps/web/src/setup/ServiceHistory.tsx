@@ -81,7 +81,7 @@ export function ServiceHistory(props: { clinicId: string; clinic: Clinic; servic
         <p>No changes recorded.</p>
       ) : (
         <div className="table-scroll" role="region" tabIndex={0} aria-labelledby={captionId}>
-          <table className="setup-table">
+          <table className="setup-table history-table">
             <caption id={captionId}>
               Changes to this service, newest first (clinic time, {props.clinic.timezone})
             </caption>

@@ -55,7 +55,7 @@ export function suggestName(input: {
   const name = `${offering}${nameSeparator}${input.providerName}`;
   const unnamed = same.flatMap((s) =>
     s.provider_name !== null && s.name.trim().toLowerCase() === offering.toLowerCase()
-      ? [{ name: s.name, suggestion: `${offering}${nameSeparator}${s.provider_name}` }]
+      ? [{ name: s.name, suggestion: `${s.name.trim()}${nameSeparator}${s.provider_name}` }]
       : [],
   );
   if (name === input.name.trim() && unnamed.length === 0) return undefined;
