@@ -146,7 +146,18 @@ describe("the seed's naming convention (naming.ts)", () => {
       offering: "massage",
       name: "massage - Ben Kluge",
       unnamed: [{ name: "Massage", suggestion: "Massage - Anna Berg" }],
+      taken: undefined,
     });
+    // The conventional name is another service's already: said, not offered again.
+    expect(
+      suggestName({
+        serviceId: "a",
+        name: "Massage",
+        providerName: "Ben Kluge",
+        services: [...services, { id: "c", name: "massage - Ben Kluge", provider_name: "Ben Kluge" }],
+        providerNames: providers,
+      }),
+    ).toMatchObject({ name: "Massage - Ben Kluge", taken: "massage - Ben Kluge" });
     // Nobody else offers it, no provider, or the service itself: nothing to suggest.
     for (const input of [
       { serviceId: undefined, name: "Physio", providerName: "Ben Kluge" },

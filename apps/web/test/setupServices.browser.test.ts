@@ -228,6 +228,12 @@ describe.skipIf(!chromiumPath)("the services setup page in Chromium", () => {
     await rows.nth(1).getByRole("link", { name: "Massage" }).click();
     await page.getByRole("heading", { name: "Massage" }).waitFor();
     await page.getByLabel("Provider", { exact: true }).selectOption({ label: "Ben Kluge" });
+    // Ben offers a massage already, under the conventional name: said, and no second one offered.
+    await page
+      .getByTestId("name-taken")
+      .getByText(/^“massage - Ben Kluge” is already this provider's service/)
+      .waitFor();
+    expect(await page.getByRole("button", { name: /^Use “/ }).count()).toBe(0);
     await page.getByLabel("Duration (minutes)").fill("45");
     await page.getByRole("button", { name: "Save changes" }).click();
     await page.getByTestId("service-notice").getByText("Saved “Massage”.").waitFor();

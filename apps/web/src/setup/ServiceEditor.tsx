@@ -347,16 +347,23 @@ function ServiceForm(props: {
                 Other services offer “{suggestion.offering}” too. The clinic&apos;s naming convention appends the
                 provider&apos;s name, so patients and the booking agent can tell them apart.
               </p>
-              {suggestion.name !== draft.name.trim() && (
-                <button
-                  type="button"
-                  className="secondary"
-                  onClick={() => {
-                    set("name", suggestion.name);
-                  }}
-                >
-                  Use “{suggestion.name}”
-                </button>
+              {suggestion.taken !== undefined ? (
+                <p className="hint" data-testid="name-taken">
+                  “{suggestion.taken}” is already this provider&apos;s service for “{suggestion.offering}”: is this one
+                  needed too?
+                </p>
+              ) : (
+                suggestion.name !== draft.name.trim() && (
+                  <button
+                    type="button"
+                    className="secondary"
+                    onClick={() => {
+                      set("name", suggestion.name);
+                    }}
+                  >
+                    Use “{suggestion.name}”
+                  </button>
+                )
               )}
               {suggestion.unnamed.length > 0 && (
                 <p className="hint">

@@ -31,6 +31,8 @@ export interface NameSuggestion {
   name: string;
   /** Others offering the same that do not name their provider yet ("Massage" of Anna Berg). */
   unnamed: { name: string; suggestion: string }[];
+  /** Another service already carries the conventional name: that provider offers it already. */
+  taken: string | undefined;
 }
 
 /**
@@ -58,6 +60,7 @@ export function suggestName(input: {
       ? [{ name: s.name, suggestion: `${s.name.trim()}${nameSeparator}${s.provider_name}` }]
       : [],
   );
+  const taken = same.find((s) => s.name.trim().toLowerCase() === name.toLowerCase())?.name;
   if (name === input.name.trim() && unnamed.length === 0) return undefined;
-  return { offering, name, unnamed };
+  return { offering, name, unnamed, taken };
 }
