@@ -10,6 +10,12 @@ export default defineConfig({
   test: {
     ...sharedTest,
     testTimeout: 60_000,
-    provide: { chromiumPath: chromium, requireBrowser: process.env.CI === "true" },
+    // DOCS_SCREENSHOTS=1 (`npm run docs:screenshots` in apps/web) also writes the screenshots the
+    // docs show to docs/img/ (test/browser.ts `screenshot`).
+    provide: {
+      chromiumPath: chromium,
+      requireBrowser: process.env.CI === "true",
+      docsScreenshots: process.env.DOCS_SCREENSHOTS === "1",
+    },
   },
 });

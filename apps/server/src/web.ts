@@ -30,7 +30,8 @@ export interface WebOptions {
 const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${String(c.charCodeAt(0))};`);
 
 /**
- * Serves the reference pages at `/`, `/book/{clinic_id}`, `/desk/{clinic_id}` (and its `/reports`) and
+ * Serves the reference pages at `/`, `/book/{clinic_id}`, `/desk/{clinic_id}` (and its `/reports` and
+ * `/setup/{area}`) and
  * `/manage/{token}` (docs/web.md),
  * and, in development, the sign-in page.
  */
@@ -57,6 +58,10 @@ export async function registerWeb(app: FastifyInstance, options: WebOptions): Pr
     app.get("/desk/:clinic_id", page);
     // The clinic's reports (§20), for CLINIC_ADMIN: the page asks RP1/RP2, which refuse anyone else.
     app.get("/desk/:clinic_id/reports", page);
+    // The clinic's setup (§23): one page per area (services, providers, hours, clinic); the pages
+    // ask the API, which holds every role check, and say "not yet available" for an unknown area.
+    app.get("/desk/:clinic_id/setup", page);
+    app.get("/desk/:clinic_id/setup/:area", page);
     // A patient's manage link (§15): the page reads the appointment by the token (L1).
     app.get("/manage/:token", page);
   } else {

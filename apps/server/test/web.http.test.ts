@@ -24,8 +24,16 @@ const devUser = {
 describe("the pages, with the development sign-in", () => {
   const t = useTestApp({ web: { distDir: `${dist}/`, devSignIn: { secret: testSecret, users: [devUser] } } });
 
-  it("serves the page at /, /book/{id}, /desk/{id} and /manage/{token}, assets cached for good, unknown paths still problem+json", async () => {
-    for (const url of ["/", `/book/${clinicId}`, `/desk/${clinicId}`, `/manage/${"A".repeat(64)}`]) {
+  it("serves the page at /, /book/{id}, /desk/{id} (its reports and setup) and /manage/{token}, assets cached for good, unknown paths still problem+json", async () => {
+    for (const url of [
+      "/",
+      `/book/${clinicId}`,
+      `/desk/${clinicId}`,
+      `/desk/${clinicId}/reports`,
+      `/desk/${clinicId}/setup`,
+      `/desk/${clinicId}/setup/services`,
+      `/manage/${"A".repeat(64)}`,
+    ]) {
       const page = await t.app.inject({ method: "GET", url });
       expect(page.statusCode).toBe(200);
       expect(page.headers["content-type"]).toMatch(/^text\/html/);
@@ -36,6 +44,9 @@ describe("the pages, with the development sign-in", () => {
     expect(asset.headers["cache-control"]).toContain("immutable");
     const unknown = await t.app.inject({ method: "GET", url: "/v1/nothing-here" });
     expect(unknown.statusCode).toBe(404);
+    // Deeper than a setup area is not a page.
+    const tooDeep = await t.app.inject({ method: "GET", url: `/desk/${clinicId}/setup/services/more` });
+    expect(tooDeep.statusCode).toBe(404);
     expect(unknown.headers["content-type"]).toMatch(/^application\/problem\+json/);
   });
 

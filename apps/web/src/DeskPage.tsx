@@ -5,6 +5,8 @@ import { client, errorCodeOf, messageOf } from "./api.ts";
 import { CalendarsDialog } from "./CalendarsDialog.tsx";
 import { DeskSearch } from "./DeskSearch.tsx";
 import { PatientDataDialog } from "./PatientDataDialog.tsx";
+import { AnswersList } from "./QuestionsFields.tsx";
+import { useSetupAccess } from "./setup/access.ts";
 import {
   type Block,
   addDays,
@@ -82,6 +84,21 @@ function WhyTip(props: { clinicId: string; serviceId: string; providerId: string
   );
 }
 
+/**
+ * The patient's answers to the service's questions (§19: STAFF may read them), folded on the card:
+ * its summary is one of the cell's tab stops like the card's buttons.
+ */
+function AnswersDisclosure(props: { answers: Appointment["answers"]; patient: string; tabIndex: number }) {
+  return (
+    <details className="appt-answers" data-testid="appt-answers">
+      <summary tabIndex={props.tabIndex} aria-label={`Answers of ${props.patient || "the patient"}`}>
+        Answers
+      </summary>
+      <AnswersList answers={props.answers} bare />
+    </details>
+  );
+}
+
 /** The key under which the grid remembers its one tab stop: column and first row of a block. */
 const cellKey = (col: number, row: number) => `${String(col)}:${String(row)}`;
 
@@ -137,6 +154,9 @@ export function DeskPage({ clinicId }: { clinicId: string }) {
     enabled: clinic.isSuccess,
     staleTime: Infinity,
   });
+  // Whether the caller may open the clinic's setup (STAFF reads it, CLINIC_ADMIN changes it): asked like the reports.
+  const setupAccess = useSetupAccess(clinicId, clinic.isSuccess);
+  const maySetUp = setupAccess.data === "admin" || setupAccess.data === "staff";
   const services = useQuery({
     queryKey: ["desk-services", clinicId],
     queryFn: () => client.services.list.query({ clinic_id: clinicId, limit: 500 }),
@@ -460,6 +480,9 @@ export function DeskPage({ clinicId }: { clinicId: string }) {
                     </span>
                   )}
                 </span>
+                {a.answers.length > 0 && (
+                  <AnswersDisclosure answers={a.answers} patient={a.patient.name} tabIndex={tabIndex} />
+                )}
                 <span className="appt-actions">
                   {actionsFor(a, now).map((action) => (
                     <button
@@ -632,20 +655,31 @@ export function DeskPage({ clinicId }: { clinicId: string }) {
   return (
     <main className="page desk">
       <h1>{clinic.data.name}: front desk</h1>
-      {mayReport.isSuccess && (
+      {(mayReport.isSuccess || maySetUp) && (
         <nav aria-label="Clinic administration" className="desk-nav">
-          <a href={`/desk/${encodeURIComponent(clinicId)}/reports`}>Reports: utilization and no-shows</a>{" "}
-          <button
-            type="button"
-            className="secondary header-button"
-            id="patient-data-open"
-            aria-haspopup="dialog"
-            onClick={() => {
-              setPatientData(true);
-            }}
-          >
-            Patient data
-          </button>
+          {maySetUp && (
+            <>
+              <a href={`/desk/${encodeURIComponent(clinicId)}/setup/services`} data-testid="setup-link">
+                Clinic setup: services, providers
+              </a>{" "}
+            </>
+          )}
+          {mayReport.isSuccess && (
+            <>
+              <a href={`/desk/${encodeURIComponent(clinicId)}/reports`}>Reports: utilization and no-shows</a>{" "}
+              <button
+                type="button"
+                className="secondary header-button"
+                id="patient-data-open"
+                aria-haspopup="dialog"
+                onClick={() => {
+                  setPatientData(true);
+                }}
+              >
+                Patient data
+              </button>
+            </>
+          )}
         </nav>
       )}
       {patientData && (

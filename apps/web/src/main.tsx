@@ -8,17 +8,26 @@ import "./styles.css";
 
 // The reports page brings Chart.js: loaded only when that page is opened, so the other pages stay small.
 const ReportsPage = lazy(() => import("./ReportsPage.tsx").then((m) => ({ default: m.ReportsPage })));
+// The clinic's setup (services, providers, hours, the clinic): loaded only there, for the same reason.
+const SetupShell = lazy(() => import("./setup/SetupShell.tsx").then((m) => ({ default: m.SetupShell })));
 
 const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false, refetchOnWindowFocus: true } } });
 
-/** Four pages and a home; the path is the whole router. */
+/** Five pages and a home; the path is the whole router. */
 function Page() {
-  const [, section, id, sub] = window.location.pathname.split("/");
+  const [, section, id, sub, area] = window.location.pathname.split("/");
   if (section === "book" && id) return <BookingPage clinicId={id} />;
   if (section === "desk" && id && sub === "reports") {
     return (
       <Suspense fallback={<p role="status">Loading…</p>}>
         <ReportsPage clinicId={id} />
+      </Suspense>
+    );
+  }
+  if (section === "desk" && id && sub === "setup") {
+    return (
+      <Suspense fallback={<p role="status">Loading…</p>}>
+        <SetupShell clinicId={id} area={area ?? ""} />
       </Suspense>
     );
   }
@@ -30,7 +39,8 @@ function Page() {
       <p>
         Patients book at <code>/book/&lt;clinic id&gt;</code> (as a guest or signed in) and manage an appointment
         through the link in its e-mails (<code>/manage/&lt;token&gt;</code>); the front desk works at{" "}
-        <code>/desk/&lt;clinic id&gt;</code>, its reports at <code>/desk/&lt;clinic id&gt;/reports</code>.
+        <code>/desk/&lt;clinic id&gt;</code>, its reports at <code>/desk/&lt;clinic id&gt;/reports</code> and the
+        clinic&apos;s setup at <code>/desk/&lt;clinic id&gt;/setup</code>.
       </p>
       <p>
         In development, <a href="/dev/sign-in">sign in as a demo user</a>. API reference: <a href="/docs">/docs</a>.

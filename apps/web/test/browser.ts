@@ -1,7 +1,9 @@
 // What every browser test of the pages shares (docs/web.md#tests): the Chromium this machine has
 // (vitest's global setup finds it; CI requires it), and axe-core's WCAG 2.0–2.2 A and AA rules run
 // on a page.
+import { mkdir } from "node:fs/promises";
 import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
 import type AxeCore from "axe-core";
 import { type Browser, type Page, chromium } from "playwright-core";
 import { inject } from "vitest";
@@ -16,6 +18,7 @@ declare module "vitest" {
   export interface ProvidedContext {
     chromiumPath: string | undefined;
     requireBrowser: boolean;
+    docsScreenshots: boolean;
   }
 }
 
@@ -47,4 +50,26 @@ export async function axeViolations(page: Page, name: string): Promise<string[]>
   });
   console.log(`axe, ${name}: ${String(result.passes)} rules pass, ${String(result.violations.length)} violations`);
   return result.violations;
+}
+
+const testResults = fileURLToPath(new URL("../test-results/", import.meta.url));
+const docsImages = fileURLToPath(new URL("../../../docs/img/", import.meta.url));
+const docsScreenshots = inject("docsScreenshots");
+
+/**
+ * A full-page screenshot to apps/web/test-results/`name`.png; with `docs: true` also, at desktop
+ * width, to docs/img/ when the run regenerates the docs' images (`npm run docs:screenshots` in apps/web,
+ * i.e. DOCS_SCREENSHOTS=1), so a reader can make the pictures docs/web.md shows again.
+ */
+export async function screenshot(page: Page, name: string, options: { docs?: boolean } = {}): Promise<void> {
+  await mkdir(testResults, { recursive: true });
+  await page.screenshot({ path: `${testResults}${name}.png`, fullPage: true });
+  if (options.docs && docsScreenshots) {
+    // The docs show a desktop-width page (the tests run phone-size); the test's size is restored after.
+    const size = page.viewportSize();
+    await mkdir(docsImages, { recursive: true });
+    await page.setViewportSize({ width: 1024, height: 768 });
+    await page.screenshot({ path: `${docsImages}${name}.png`, fullPage: true });
+    if (size) await page.setViewportSize(size);
+  }
 }
