@@ -1,3 +1,4 @@
+import { Readable } from "node:stream";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import type { AnyRouter } from "@trpc/server";
@@ -84,6 +85,39 @@ function statusOf(status: RestRoute["status"], result: unknown): number {
     : 200;
 }
 
+/** The chunks of an iterator whose first result was already read (to answer a refusal before the status). */
+async function* resumed(first: IteratorResult<unknown>, rest: AsyncIterator<unknown>): AsyncGenerator<string> {
+  for (let next = first; !next.done; next = await rest.next()) yield String(next.value);
+}
+
+/**
+ * A route whose answer a twin procedure writes as text chunks (`meta.rest.csv.stream`,
+ * docs/reports.md#streaming): JSON or CSV as Accept asks, sent as the chunks come, with backpressure
+ * (a slow reader pauses the cursor). The first chunk is awaited before the status: the twin's
+ * checks (a provider of another clinic: 404) still answer an error.
+ */
+async function sendStream(
+  reply: FastifyReply,
+  request: FastifyRequest,
+  twin: (input: unknown) => Promise<unknown>,
+  input: Record<string, unknown>,
+  csv: NonNullable<RestRoute["csv"]>,
+): Promise<FastifyReply> {
+  const asCsv = wantsCsv(request.headers.accept, csv.preferred);
+  const chunks = await twin({ ...input, format: asCsv ? "csv" : "json" });
+  if (typeof chunks !== "object" || chunks === null || !(Symbol.asyncIterator in chunks))
+    throw new Error("a stream twin must answer an async iterable of text");
+  const iterator = (chunks as AsyncIterable<unknown>)[Symbol.asyncIterator]();
+  const first = await iterator.next();
+  reply.code(200).header("vary", "Accept");
+  if (asCsv)
+    reply
+      .type(csvContentType)
+      .header("content-disposition", `attachment; filename="${csvFilenameOf(csv.filename, input)}"`);
+  else reply.type("application/json; charset=utf-8");
+  return reply.send(Readable.from(resumed(first, iterator), { objectMode: false }));
+}
+
 export interface RestOptions {
   router: AnyRouter;
   createContext: (request: FastifyRequest, reply: FastifyReply) => Promise<Context>;
@@ -120,6 +154,7 @@ export const restAdapter = fp(
           const ctx = await options.createContext(request, reply);
           const caller = createCaller(ctx) as unknown as Caller;
           const input = restInput(entry, request);
+          if (csv?.stream) return sendStream(reply, request, procedureAt(caller, csv.stream), input, csv);
           const result = await procedureAt(caller, entry.procedure)(input);
           if (fast || entry.rest.revalidate) {
             // Not from the fast path (a miss, or an answer it does not keep): the tag is the body's own hash.

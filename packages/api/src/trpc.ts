@@ -31,7 +31,18 @@ export interface RestRoute {
    * is the type answered when Accept prefers neither. `filename` (Content-Disposition) may name
    * input fields in braces, e.g. `utilization_{from}_{to}.csv`.
    */
-  csv?: { rows: string; filename: string; preferred: "json" | "csv" };
+  csv?: {
+    rows: string;
+    filename: string;
+    preferred: "json" | "csv";
+    /**
+     * The REST answer, JSON or CSV, is written from this twin procedure's text chunks as they come
+     * (docs/reports.md#streaming): the same input plus `format`, yielding the answer's text; it must
+     * check what this procedure checks. Its first chunk is awaited before the status is sent, so a
+     * refusal is still a 4xx.
+     */
+    stream?: string;
+  };
   /**
    * The answer may also be a FHIR R4 resource (§21 X1, docs/patient-data.md#the-fhir-form), chosen
    * by `Accept: application/fhir+json`: names the server's mapping of the JSON answer.

@@ -4,7 +4,7 @@ import { btree_gist } from "@electric-sql/pglite/contrib/btree_gist";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { unaccent } from "@electric-sql/pglite/contrib/unaccent";
 import { type SQL, sql } from "drizzle-orm";
-import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import { type PgDatabase, PgDialect, type PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
@@ -175,6 +175,35 @@ export function rowsOf<T>(result: unknown): T[] {
     return result.rows as T[];
   }
   return [];
+}
+
+const dialect = new PgDialect();
+
+/** postgres.js's pool, as Drizzle's `$client` of a PostgreSQL database (PGlite's has no `unsafe`). */
+function postgresClientOf(db: Db): postgres.Sql | undefined {
+  const client: unknown = (db as unknown as { $client?: unknown }).$client;
+  return typeof client === "function" && "unsafe" in client ? (client as postgres.Sql) : undefined;
+}
+
+/**
+ * The rows of one statement, `size` at a time (docs/performance.md#reports). On PostgreSQL they are
+ * read through a cursor (postgres.js's, one portal of one statement: one snapshot, at most a batch
+ * in memory, the next batch read only when the consumer asks for it), on a connection of the pool
+ * held until the last batch or until the consumer stops. The embedded database, in-process and for
+ * development, answers the statement whole, then sliced. `db` must be the database, not a
+ * transaction.
+ */
+export async function* rowBatches<T>(db: Db, query: SQL, size: number): AsyncGenerator<T[]> {
+  const client = postgresClientOf(db);
+  if (!client) {
+    const rows = rowsOf<T>(await db.execute(query));
+    for (let i = 0; i < rows.length; i += size) yield rows.slice(i, i + size);
+    return;
+  }
+  const { sql: text, params } = dialect.sqlToQuery(query);
+  for await (const rows of client.unsafe(text, params as postgres.ParameterOrJSON<never>[]).cursor(size)) {
+    yield rows as unknown as T[];
+  }
 }
 
 /**

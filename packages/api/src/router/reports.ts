@@ -2,6 +2,8 @@ import type { TRPCRouterRecord } from "@trpc/server";
 import { z } from "zod";
 import {
   appointmentsReport,
+  appointmentsReportFormats,
+  appointmentsReportText,
   appointmentsReportOutput,
   reportGroupings,
   resolveReportRange,
@@ -55,7 +57,12 @@ export const reportsRouter = {
         summary:
           "The appointments of a range, one row each, without notes and answers: CSV, or JSON with Accept: application/json",
         tags: ["reports"],
-        csv: { rows: "rows", filename: "appointments_{from}_{to}.csv", preferred: "csv" },
+        csv: {
+          rows: "rows",
+          filename: "appointments_{from}_{to}.csv",
+          preferred: "csv",
+          stream: "reports.appointmentsText",
+        },
       },
     })
     .input(z.object({ ...reportInput, status: statusSet.optional() }))
@@ -70,4 +77,26 @@ export const reportsRouter = {
         serviceId: input.service_id,
       }),
     })),
+
+  /**
+   * RP2's answer as text, JSON or CSV, in chunks as PostgreSQL writes them (docs/reports.md#streaming):
+   * what the REST route sends, without a list of row objects in memory or zod per row. A tRPC
+   * caller gets the chunks as a stream too.
+   */
+  appointmentsText: clinicProcedure("CLINIC_ADMIN")
+    .input(z.object({ ...reportInput, status: statusSet.optional(), format: z.enum(appointmentsReportFormats) }))
+    .query(({ ctx, input }) =>
+      appointmentsReportText(
+        ctx.db,
+        {
+          clinicId: ctx.clinic.id,
+          timeZone: ctx.clinic.timezone,
+          range: resolveReportRange(input.from, input.to, ctx.clinic.timezone),
+          statuses: input.status,
+          providerId: input.provider_id,
+          serviceId: input.service_id,
+        },
+        input.format,
+      ),
+    ),
 } satisfies TRPCRouterRecord;

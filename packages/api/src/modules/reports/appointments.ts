@@ -1,7 +1,7 @@
 // RP2, the appointment list (CONTRACT §20, docs/reports.md#appointment-list): one row per appointment
 // of the range, in one statement, without notes and answers (they are never selected).
 import { type SQL, sql } from "drizzle-orm";
-import { type AppointmentStatus, type Db, appointmentStatuses, rowsOf } from "@clinic/db";
+import { type AppointmentStatus, type Db, appointmentStatuses, rowBatches, rowsOf } from "@clinic/db";
 import { notFound } from "../../errors.ts";
 import type { ReportRange } from "./range.ts";
 import { appointmentsInRange } from "./utilization.ts";
@@ -63,23 +63,17 @@ async function assertFilters(db: Db, query: AppointmentsReportQuery): Promise<vo
   if (query.serviceId && !found?.service) throw notFound("service");
 }
 
-/** RP2: the appointments that overlap the range, by start (then id). */
-export async function appointmentsReport(db: Db, query: AppointmentsReportQuery): Promise<AppointmentReportRow[]> {
-  await assertFilters(db, query);
-  const statuses = query.statuses ?? appointmentStatuses.filter((s) => s !== "held");
-  if (statuses.length === 0) return [];
-  const result = await db.execute(sql`
-    select a.id, ${epochMs(sql`a.starts_at`)} as start, ${epochMs(sql`a.ends_at`)} as "end",
-      to_char(a.starts_at at time zone ${query.timeZone}, 'YYYY-MM-DD"T"HH24:MI') as start_local,
-      a.status, a.provider_id, m.full_name as provider_name, a.service_id, s.name as service_name,
-      round(extract(epoch from a.ends_at - a.starts_at) / 60)::int as duration_min,
-      a.patient_name, a.patient_email, a.patient_phone_e164, a.patient_user_id, a.booked_by_user_id, a.series_id,
-      ${epochMs(sql`a.created_at`)} as created_at,
-      round((extract(epoch from a.starts_at - a.created_at) / 3600)::numeric, 2)::float8 as lead_time_hours,
-      ${epochMs(sql`a.canceled_at`)} as canceled_at,
-      coalesce(a.status = 'canceled' and a.canceled_at > a.starts_at - make_interval(mins => c.patient_cancel_cutoff_min), false)
-        as canceled_late,
-      ${epochMs(sql`a.rescheduled_at`)} as rescheduled_at
+/** The statuses RP2 lists: those asked, else every status but `held` (as B2). */
+const statusesOf = (query: AppointmentsReportQuery) =>
+  query.statuses ?? appointmentStatuses.filter((s) => s !== "held");
+
+/**
+ * RP2's statement with the given select list: the appointments that overlap the range, by start
+ * (then id), with the clinic, the service and the provider's membership joined (aliases c, s, m).
+ */
+function appointmentsStatement(query: AppointmentsReportQuery, statuses: readonly AppointmentStatus[], columns: SQL) {
+  return sql`
+    select ${columns}
     from appointments a
     join clinics c on c.id = a.clinic_id and c.id = ${query.clinicId}::uuid
     left join services s on s.clinic_id = a.clinic_id and s.id = a.service_id and s.clinic_id = ${query.clinicId}::uuid
@@ -89,7 +83,37 @@ export async function appointmentsReport(db: Db, query: AppointmentsReportQuery)
         statuses.map((s) => sql`${s}`),
         sql`, `,
       )})
-    order by a.starts_at, a.id`);
+    order by a.starts_at, a.id`;
+}
+
+/** Canceled inside the clinic's patient cancel cutoff before the start (§9). */
+const canceledLate = sql`coalesce(a.status = 'canceled'
+  and a.canceled_at > a.starts_at - make_interval(mins => c.patient_cancel_cutoff_min), false)`;
+const durationMin = sql`round(extract(epoch from a.ends_at - a.starts_at) / 60)::int`;
+const leadTimeHours = sql`round((extract(epoch from a.starts_at - a.created_at) / 3600)::numeric, 2)::float8`;
+const startLocal = (timeZone: string) => sql`to_char(a.starts_at at time zone ${timeZone}, 'YYYY-MM-DD"T"HH24:MI')`;
+
+/** RP2: the appointments that overlap the range, by start (then id). */
+export async function appointmentsReport(db: Db, query: AppointmentsReportQuery): Promise<AppointmentReportRow[]> {
+  await assertFilters(db, query);
+  const statuses = statusesOf(query);
+  if (statuses.length === 0) return [];
+  const result = await db.execute(
+    appointmentsStatement(
+      query,
+      statuses,
+      sql`a.id, ${epochMs(sql`a.starts_at`)} as start, ${epochMs(sql`a.ends_at`)} as "end",
+      ${startLocal(query.timeZone)} as start_local,
+      a.status, a.provider_id, m.full_name as provider_name, a.service_id, s.name as service_name,
+      ${durationMin} as duration_min,
+      a.patient_name, a.patient_email, a.patient_phone_e164, a.patient_user_id, a.booked_by_user_id, a.series_id,
+      ${epochMs(sql`a.created_at`)} as created_at,
+      ${leadTimeHours} as lead_time_hours,
+      ${epochMs(sql`a.canceled_at`)} as canceled_at,
+      ${canceledLate} as canceled_late,
+      ${epochMs(sql`a.rescheduled_at`)} as rescheduled_at`,
+    ),
+  );
   return rowsOf<Row>(result).map((r) => ({
     ...r,
     start: new Date(r.start),
@@ -98,4 +122,108 @@ export async function appointmentsReport(db: Db, query: AppointmentsReportQuery)
     canceled_at: dateOf(r.canceled_at),
     rescheduled_at: dateOf(r.rescheduled_at),
   }));
+}
+
+// RP2 as text, written by PostgreSQL and streamed (docs/reports.md#streaming, docs/performance.md#reports).
+
+/** RP2's answer formats: the JSON document `{"rows":[...]}`, or CSV with a header row. */
+export const appointmentsReportFormats = ["json", "csv"] as const;
+export type AppointmentsReportFormat = (typeof appointmentsReportFormats)[number];
+
+/** An instant as JSON writes a Date: ISO 8601 in UTC with milliseconds (the columns are timestamptz(3)). */
+const isoText = (column: SQL) => sql`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/**
+ * A text as one CSV field, as toCsv writes it (apps/server/src/csv.ts): null is empty; a text a
+ * spreadsheet would run as a formula (=, +, -, @, tab or CR first) gets a leading `'`; a field with
+ * a comma, a quote or a line break is quoted, its quotes doubled.
+ */
+function csvText(value: SQL): SQL {
+  const defused = sql`case when left(${value}, 1) in ('=', '+', '-', '@', chr(9), chr(13)) then '''' || ${value} else ${value} end`;
+  return sql`case when ${value} is null then ''
+    when strpos(${value}, '"') > 0 or strpos(${value}, ',') > 0 or strpos(${value}, chr(10)) > 0 or strpos(${value}, chr(13)) > 0
+      then '"' || replace(${defused}, '"', '""') || '"'
+    else ${defused} end`;
+}
+
+/** A number, boolean or instant as one CSV field: as JSON writes it, null empty (never quoted or defused). */
+const csvPlain = (value: SQL) => sql`coalesce((${value})::text, '')`;
+
+/** RP2's columns in the row schema's order (the CSV header), each as its JSON value and its CSV field. */
+function textColumns(timeZone: string): { name: string; json: SQL; csv: SQL }[] {
+  const text = (name: string, value: SQL) => ({ name, json: value, csv: csvText(value) });
+  const instant = (name: string, column: SQL) => ({ name, json: isoText(column), csv: csvPlain(isoText(column)) });
+  const plain = (name: string, value: SQL) => ({ name, json: value, csv: csvPlain(value) });
+  return [
+    text("id", sql`a.id::text`),
+    instant("start", sql`a.starts_at`),
+    instant("end", sql`a.ends_at`),
+    text("start_local", startLocal(timeZone)),
+    text("status", sql`a.status::text`),
+    text("provider_id", sql`a.provider_id::text`),
+    text("provider_name", sql`m.full_name`),
+    text("service_id", sql`a.service_id::text`),
+    text("service_name", sql`s.name`),
+    plain("duration_min", durationMin),
+    text("patient_name", sql`a.patient_name`),
+    text("patient_email", sql`a.patient_email`),
+    text("patient_phone_e164", sql`a.patient_phone_e164`),
+    text("patient_user_id", sql`a.patient_user_id::text`),
+    text("booked_by_user_id", sql`a.booked_by_user_id::text`),
+    text("series_id", sql`a.series_id::text`),
+    instant("created_at", sql`a.created_at`),
+    plain("lead_time_hours", leadTimeHours),
+    instant("canceled_at", sql`a.canceled_at`),
+    plain("canceled_late", canceledLate),
+    instant("rescheduled_at", sql`a.rescheduled_at`),
+  ];
+}
+
+/** Rows per batch of the cursor: ~2,000 × ~400 bytes, under a MiB in memory at a time. */
+const textBatchRows = 2000;
+
+/**
+ * RP2 written by PostgreSQL as text, in chunks: each row's JSON object (`json_build_object`, keys in
+ * the row schema's order) or CSV line is made by the statement, so this process reads one text per
+ * row and joins them; the chunks follow a cursor, so the first leaves after the first batch and
+ * memory does not grow with the rows. The same rows and values as `appointmentsReport` written by
+ * JSON.stringify, and the same bytes as toCsv: test/reportsText.test.ts compares them and checks
+ * the JSON with the row schema, rather than zod checking every row here. A provider or service of
+ * another clinic throws (404) before the first chunk.
+ */
+export async function* appointmentsReportText(
+  db: Db,
+  query: AppointmentsReportQuery,
+  format: AppointmentsReportFormat,
+): AsyncGenerator<string> {
+  await assertFilters(db, query);
+  const statuses = statusesOf(query);
+  const columns = textColumns(query.timeZone);
+  const line =
+    format === "json"
+      ? sql`json_build_object(${sql.join(
+          columns.map((c) => sql`${sql.raw(`'${c.name}'`)}, ${c.json}`),
+          sql`, `,
+        )})::text`
+      : sql.join(
+          columns.map((c) => c.csv),
+          sql` || ',' || `,
+        );
+  yield format === "json" ? '{"rows":[' : `${columns.map((c) => c.name).join(",")}\r\n`;
+  let first = true;
+  if (statuses.length > 0) {
+    const statement = appointmentsStatement(query, statuses, sql`${line} as line`);
+    for await (const batch of rowBatches<{ line: string }>(db, statement, textBatchRows)) {
+      let chunk = "";
+      for (const row of batch) {
+        if (format === "csv") chunk += `${row.line}\r\n`;
+        else {
+          chunk += first ? row.line : `,${row.line}`;
+          first = false;
+        }
+      }
+      yield chunk;
+    }
+  }
+  if (format === "json") yield "]}";
 }
