@@ -6,11 +6,13 @@
 // completed, 5% no-show, 15% canceled, 10% booked), written straight to the database; removed at
 // the end. The compiled server (`apps/server/dist/main.js`, `npm run build` first) runs in a
 // process of its own; each request is timed from this process, one at a time, `--runs` times
-// (default 10) after two warm-ups: RP1 by week and by provider, RP2 as CSV and as JSON. The
+// (default 10) after two warm-ups: RP1 by week and by provider, RP2 as CSV (half the year and the
+// year) and as JSON, each with the median time to the first byte of the body and the server
+// process's largest resident memory while it ran (what must not grow with the rows). The
 // calibration is the same server's `GET /readyz` (one `select 1`), timed the same way in the same
 // sitting, and the load average. Prints the figures as a Markdown table. Never fails on a timing.
 import { randomUUID } from "node:crypto";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { sql } from "drizzle-orm";
 import { mintToken } from "@clinic/api";
@@ -114,6 +116,10 @@ async function remove(database: DbHandle, world: ReportsWorld): Promise<void> {
 
 interface Timing {
   name: string;
+  /** To the first byte of the body, median. */
+  firstByteMs: number;
+  /** The server process's resident memory at most while the row ran, MiB (sampled every 10 ms). */
+  peakRssMiB: number;
   medianMs: number;
   p90Ms: number;
   maxMs: number;
@@ -121,22 +127,60 @@ interface Timing {
   status: number;
 }
 
-async function time(name: string, url: string, init: RequestInit): Promise<Timing> {
+/** The resident memory of a process now, in MiB (Linux: /proc), or 0 where it cannot be read. */
+function rssMiB(pid: number): number {
+  try {
+    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${String(pid)}/status`, "utf8"));
+    return match ? Number(match[1]) / 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+async function time(name: string, url: string, init: RequestInit, pid: number): Promise<Timing> {
   const ms: number[] = [];
+  const firstBytes: number[] = [];
   let bytes = 0;
   let status = 0;
-  for (let i = 0; i < runs + 2; i++) {
-    const started = performance.now();
-    const response = await fetch(url, init);
-    const body = await response.arrayBuffer();
-    const elapsed = performance.now() - started;
-    if (i >= 2) ms.push(elapsed);
-    bytes = body.byteLength;
-    status = response.status;
+  let peak = 0;
+  const sampler = setInterval(() => (peak = Math.max(peak, rssMiB(pid))), 10);
+  try {
+    for (let i = 0; i < runs + 2; i++) {
+      const started = performance.now();
+      const response = await fetch(url, init);
+      let firstByte = 0;
+      let size = 0;
+      const reader = response.body?.getReader() as ReadableStreamDefaultReader<Uint8Array> | undefined;
+      for (;;) {
+        const chunk = await reader?.read();
+        if (!chunk || chunk.done) break;
+        if (size === 0) firstByte = performance.now() - started;
+        size += chunk.value.byteLength;
+      }
+      const elapsed = performance.now() - started;
+      if (i >= 2) {
+        ms.push(elapsed);
+        firstBytes.push(firstByte);
+      }
+      bytes = size;
+      status = response.status;
+    }
+  } finally {
+    clearInterval(sampler);
   }
+  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
   ms.sort((a, b) => a - b);
   const at = (q: number) => ms[Math.min(ms.length - 1, Math.floor(q * ms.length))] ?? 0;
-  return { name, medianMs: at(0.5), p90Ms: at(0.9), maxMs: ms[ms.length - 1] ?? 0, bytes, status };
+  return {
+    name,
+    firstByteMs: median(firstBytes),
+    peakRssMiB: peak,
+    medianMs: at(0.5),
+    p90Ms: at(0.9),
+    maxMs: ms[ms.length - 1] ?? 0,
+    bytes,
+    status,
+  };
 }
 
 if (!existsSync(`${root}apps/server/dist/main.js`)) throw new Error("build the server first: npm run build");
@@ -159,15 +203,21 @@ try {
     ["RP1, a year by week (JSON)", `${base}/utilization?${year}&group_by=week`, headers],
     ["RP1, a year by provider (JSON)", `${base}/utilization?${year}&group_by=provider`, headers],
     ["RP1, a year by week (CSV)", `${base}/utilization?${year}&group_by=week`, { ...headers, accept: "text/csv" }],
+    // Half the rows, to show what grows with them (the total) and what must not (first byte, memory).
+    [
+      "RP2, half a year as CSV",
+      `${base}/appointments?from=2025-01-01&to=2025-06-30`,
+      { ...headers, accept: "text/csv" },
+    ],
     ["RP2, a year as CSV", `${base}/appointments?${year}`, { ...headers, accept: "text/csv" }],
     ["RP2, a year as JSON", `${base}/appointments?${year}`, { ...headers, accept: "application/json" }],
   ];
   for (const [name, url, h] of rows) {
     loads.push(loadavg()[0] ?? 0);
-    const timing = await time(name, url, { headers: h });
+    const timing = await time(name, url, { headers: h }, server.pid);
     timings.push(timing);
     console.log(
-      `  ${name}: median ${timing.medianMs.toFixed(1)} ms, p90 ${timing.p90Ms.toFixed(1)} ms, max ${timing.maxMs.toFixed(1)} ms, ${String(timing.bytes)} bytes, status ${String(timing.status)}`,
+      `  ${name}: median ${timing.medianMs.toFixed(1)} ms (first byte ${timing.firstByteMs.toFixed(1)} ms, server RSS at most ${timing.peakRssMiB.toFixed(0)} MiB), p90 ${timing.p90Ms.toFixed(1)} ms, max ${timing.maxMs.toFixed(1)} ms, ${String(timing.bytes)} bytes, status ${String(timing.status)}`,
     );
   }
   loads.push(loadavg()[0] ?? 0);
@@ -181,12 +231,12 @@ try {
 const readyz = timings[0]?.medianMs ?? 0;
 console.log("");
 console.log(
-  `| Request (${String(world.appointments)} appointments, 50 providers, 2025) | median ms | p90 ms | ÷ /readyz | answer |`,
+  `| Request (${String(world.appointments)} appointments, 50 providers, 2025) | median ms | p90 ms | ÷ /readyz | first byte ms | server RSS MiB | answer |`,
 );
-console.log("|---|---|---|---|---|");
+console.log("|---|---|---|---|---|---|---|");
 for (const t of timings) {
   console.log(
-    `| ${t.name} | ${t.medianMs.toFixed(1)} | ${t.p90Ms.toFixed(1)} | ${readyz > 0 ? (t.medianMs / readyz).toFixed(0) : "n/a"} | ${(t.bytes / 1024).toFixed(0)} KiB |`,
+    `| ${t.name} | ${t.medianMs.toFixed(1)} | ${t.p90Ms.toFixed(1)} | ${readyz > 0 ? (t.medianMs / readyz).toFixed(0) : "n/a"} | ${t.firstByteMs.toFixed(1)} | ${t.peakRssMiB.toFixed(0)} | ${(t.bytes / 1024).toFixed(0)} KiB |`,
   );
 }
 console.log(
