@@ -23,7 +23,7 @@ export const workspace = tseslint.config(
     },
   },
   {
-    files: ["**/config.ts", "**/*.test.ts", "**/vitest.config.ts", "**/test/**", "**/bench/**"],
+    files: ["**/config.ts", "**/*.test.ts", "**/vitest.config.ts", "vitest.shared.ts", "**/test/**", "**/bench/**"],
     rules: { "no-restricted-properties": "off" },
   },
 );

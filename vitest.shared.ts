@@ -12,3 +12,14 @@ export const sharedTest = {
   // its own data; a file that must have a process of its own says so in its own config.
   isolate: false,
 } satisfies NonNullable<ViteUserConfig["test"]>;
+
+/**
+ * What a package leaves out on the PostgreSQL and Citus targets (DATABASE_URL set, docs/testing.md#ci):
+ * files that never open a database (the pure domain's), which ran on the embedded target of the
+ * same run and prove nothing more on another database. A run without DATABASE_URL runs them all.
+ */
+export function databaseFreeFiles(globs: string[]): string[] {
+  // The environment itself, as the global setup's loadConfig reads it: a vitest config is bundled
+  // on its own and cannot import the workspace's TypeScript packages.
+  return process.env.DATABASE_URL ? globs : [];
+}

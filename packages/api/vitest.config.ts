@@ -1,8 +1,10 @@
 import { defineConfig } from "vitest/config";
-import { sharedTest } from "../../vitest.shared.ts";
+import { databaseFreeFiles, sharedTest } from "../../vitest.shared.ts";
 
 export default defineConfig({
   test: {
     ...sharedTest,
+    // The pure domain's files (slot engine, time zones, recurrence, iCalendar) run on the embedded target only.
+    exclude: databaseFreeFiles(["test/domain/**"]),
   },
 });
