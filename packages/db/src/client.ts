@@ -187,8 +187,8 @@ function postgresClientOf(db: Db): postgres.Sql | undefined {
 
 /**
  * The rows of one statement, `size` at a time (docs/performance.md#reports). On PostgreSQL they are
- * read through a cursor (postgres.js's, one portal of one statement: one snapshot, at most a batch
- * in memory, the next batch read only when the consumer asks for it), on a connection of the pool
+ * read through a cursor (postgres.js's, one portal of one statement: one snapshot; at most two
+ * batches in memory: the next is read while the consumer handles this one), on a connection of the pool
  * held until the last batch or until the consumer stops. The embedded database, in-process and for
  * development, answers the statement whole, then sliced. `db` must be the database, not a
  * transaction.
@@ -201,8 +201,24 @@ export async function* rowBatches<T>(db: Db, query: SQL, size: number): AsyncGen
     return;
   }
   const { sql: text, params } = dialect.sqlToQuery(query);
-  for await (const rows of client.unsafe(text, params as postgres.ParameterOrJSON<never>[]).cursor(size)) {
-    yield rows as unknown as T[];
+  const cursor = client
+    .unsafe(text, params as postgres.ParameterOrJSON<never>[])
+    .cursor(size)
+    [Symbol.asyncIterator]();
+  // One batch ahead: the next is asked for before this one is handed on, so that PostgreSQL computes
+  // it while the consumer writes this one (two processes, two cores) — at most two batches in memory.
+  let next = cursor.next();
+  try {
+    for (;;) {
+      const batch = await next;
+      if (batch.done) return;
+      next = cursor.next();
+      yield batch.value as unknown as T[];
+    }
+  } finally {
+    // A consumer that stops early (a client gone): the cursor is closed and its connection freed.
+    await next.catch(() => undefined);
+    await cursor.return?.();
   }
 }
 

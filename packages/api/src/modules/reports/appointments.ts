@@ -87,8 +87,9 @@ function appointmentsStatement(query: AppointmentsReportQuery, statuses: readonl
 }
 
 /** Canceled inside the clinic's patient cancel cutoff before the start (§9). */
-const canceledLate = sql`coalesce(a.status = 'canceled'
-  and a.canceled_at > a.starts_at - make_interval(mins => c.patient_cancel_cutoff_min), false)`;
+const canceledLateOf = (cutoffMin: SQL) => sql`coalesce(a.status = 'canceled'
+  and a.canceled_at > a.starts_at - make_interval(mins => ${cutoffMin}), false)`;
+const canceledLate = canceledLateOf(sql`c.patient_cancel_cutoff_min`);
 const durationMin = sql`round(extract(epoch from a.ends_at - a.starts_at) / 60)::int`;
 const leadTimeHours = sql`round((extract(epoch from a.starts_at - a.created_at) / 3600)::numeric, 2)::float8`;
 const startLocal = (timeZone: string) => sql`to_char(a.starts_at at time zone ${timeZone}, 'YYYY-MM-DD"T"HH24:MI')`;
@@ -146,36 +147,44 @@ function csvText(value: SQL): SQL {
     else ${defused} end`;
 }
 
-/** A number, boolean or instant as one CSV field: as JSON writes it, null empty (never quoted or defused). */
+/**
+ * A value that can never need quoting or defusing as one CSV field, as toCsv writes it: a number,
+ * boolean or instant as JSON writes it, or a text of a known alphabet (a UUID, a status, a local
+ * time); null empty.
+ */
 const csvPlain = (value: SQL) => sql`coalesce((${value})::text, '')`;
 
-/** RP2's columns in the row schema's order (the CSV header), each as its JSON value and its CSV field. */
-function textColumns(timeZone: string): { name: string; json: SQL; csv: SQL }[] {
-  const text = (name: string, value: SQL) => ({ name, json: value, csv: csvText(value) });
-  const instant = (name: string, column: SQL) => ({ name, json: isoText(column), csv: csvPlain(isoText(column)) });
-  const plain = (name: string, value: SQL) => ({ name, json: value, csv: csvPlain(value) });
+/**
+ * RP2's columns in the row schema's order (the CSV header): each one's value, computed once per
+ * row from the sorted rows (`sorted` below, aliased `a`), and whether it is free text (names, e-mail,
+ * phone: quoted and defused in CSV) or of a known alphabet (UUIDs, statuses, local times, numbers,
+ * booleans, instants: none has a comma, quote or line break or begins with = + - @ tab or CR).
+ */
+function textColumns(timeZone: string): { name: string; value: SQL; text: boolean }[] {
+  const text = (name: string, value: SQL) => ({ name, value, text: true });
+  const plain = (name: string, value: SQL) => ({ name, value, text: false });
   return [
-    text("id", sql`a.id::text`),
-    instant("start", sql`a.starts_at`),
-    instant("end", sql`a.ends_at`),
-    text("start_local", startLocal(timeZone)),
-    text("status", sql`a.status::text`),
-    text("provider_id", sql`a.provider_id::text`),
-    text("provider_name", sql`m.full_name`),
-    text("service_id", sql`a.service_id::text`),
-    text("service_name", sql`s.name`),
+    plain("id", sql`a.id::text`),
+    plain("start", isoText(sql`a.starts_at`)),
+    plain("end", isoText(sql`a.ends_at`)),
+    plain("start_local", startLocal(timeZone)),
+    plain("status", sql`a.status::text`),
+    plain("provider_id", sql`a.provider_id::text`),
+    text("provider_name", sql`a.provider_name`),
+    plain("service_id", sql`a.service_id::text`),
+    text("service_name", sql`a.service_name`),
     plain("duration_min", durationMin),
     text("patient_name", sql`a.patient_name`),
     text("patient_email", sql`a.patient_email`),
     text("patient_phone_e164", sql`a.patient_phone_e164`),
-    text("patient_user_id", sql`a.patient_user_id::text`),
-    text("booked_by_user_id", sql`a.booked_by_user_id::text`),
-    text("series_id", sql`a.series_id::text`),
-    instant("created_at", sql`a.created_at`),
+    plain("patient_user_id", sql`a.patient_user_id::text`),
+    plain("booked_by_user_id", sql`a.booked_by_user_id::text`),
+    plain("series_id", sql`a.series_id::text`),
+    plain("created_at", isoText(sql`a.created_at`)),
     plain("lead_time_hours", leadTimeHours),
-    instant("canceled_at", sql`a.canceled_at`),
-    plain("canceled_late", canceledLate),
-    instant("rescheduled_at", sql`a.rescheduled_at`),
+    plain("canceled_at", isoText(sql`a.canceled_at`)),
+    plain("canceled_late", canceledLateOf(sql`a.patient_cancel_cutoff_min`)),
+    plain("rescheduled_at", isoText(sql`a.rescheduled_at`)),
   ];
 }
 
@@ -183,8 +192,8 @@ function textColumns(timeZone: string): { name: string; json: SQL; csv: SQL }[] 
 const textBatchRows = 2000;
 
 /**
- * RP2 written by PostgreSQL as text, in chunks: each row's JSON object (`json_build_object`, keys in
- * the row schema's order) or CSV line is made by the statement, so this process reads one text per
+ * RP2 written by PostgreSQL as text, in chunks: each row's JSON object (`row_to_json`, keys in the
+ * row schema's order) or CSV line is made by the statement, so this process reads one text per
  * row and joins them; the chunks follow a cursor, so the first leaves after the first batch and
  * memory does not grow with the rows. The same rows and values as `appointmentsReport` written by
  * JSON.stringify, and the same bytes as toCsv: test/reportsText.test.ts compares them and checks
@@ -199,20 +208,35 @@ export async function* appointmentsReportText(
   await assertFilters(db, query);
   const statuses = statusesOf(query);
   const columns = textColumns(query.timeZone);
+  // Three steps, each a subquery that `offset 0` keeps the planner from pulling up: the rows sorted
+  // with only the columns they need (a narrow sort: sorting the finished texts spilled 60 MB to disk);
+  // each value computed once from them (pulled up, a value would be computed again at each use in
+  // the CSV expression); the row's text from those. A plain projection keeps its input's order.
+  const sorted = appointmentsStatement(
+    query,
+    statuses,
+    sql`a.id, a.starts_at, a.ends_at, a.status, a.provider_id, a.service_id, a.patient_name, a.patient_email,
+      a.patient_phone_e164, a.patient_user_id, a.booked_by_user_id, a.series_id, a.created_at, a.canceled_at,
+      a.rescheduled_at, m.full_name as provider_name, s.name as service_name, c.patient_cancel_cutoff_min`,
+  );
+  const values = sql`select ${sql.join(
+    columns.map((c) => sql`${c.value} as ${sql.identifier(c.name)}`),
+    sql`, `,
+  )} from (${sorted} offset 0) a`;
   const line =
     format === "json"
-      ? sql`json_build_object(${sql.join(
-          columns.map((c) => sql`${sql.raw(`'${c.name}'`)}, ${c.json}`),
-          sql`, `,
-        )})::text`
+      ? sql`row_to_json(r)::text`
       : sql.join(
-          columns.map((c) => c.csv),
+          columns.map((c) => {
+            const column = sql`r.${sql.identifier(c.name)}`;
+            return c.text ? csvText(column) : csvPlain(column);
+          }),
           sql` || ',' || `,
         );
   yield format === "json" ? '{"rows":[' : `${columns.map((c) => c.name).join(",")}\r\n`;
   let first = true;
   if (statuses.length > 0) {
-    const statement = appointmentsStatement(query, statuses, sql`${line} as line`);
+    const statement = sql`select ${line} as line from (${values} offset 0) r`;
     for await (const batch of rowBatches<{ line: string }>(db, statement, textBatchRows)) {
       let chunk = "";
       for (const row of batch) {
