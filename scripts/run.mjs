@@ -66,7 +66,9 @@ if (task === "start") {
     "lint",
     "typecheck",
     "test",
-    "--concurrency=2",
+    // Three tasks at a time on two cores: the suites wait much of their time (browsers, servers, jobs), and
+    // with two the pages' browser suite started last and ran alone for three minutes (docs/testing.md#ci).
+    "--concurrency=3",
     ...rest,
   ]);
 } else if (task === "pnpm") {
