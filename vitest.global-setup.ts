@@ -7,7 +7,7 @@ import { join } from "node:path";
 import type { TestProject } from "vitest/node";
 import { loadConfig } from "@clinic/config";
 import { migrate, openDatabase } from "@clinic/db";
-import { writePgliteTemplate } from "@clinic/db/testing";
+import { dropScratchTemplate, writePgliteTemplate } from "@clinic/db/testing";
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const { databaseUrl } = loadConfig();
@@ -18,9 +18,12 @@ export default async function setup(project: TestProject): Promise<() => Promise
     } finally {
       await handle.close();
     }
+    // A template an earlier run left (stopped before its teardown) may predate a migration: a new one per run.
+    await dropScratchTemplate(databaseUrl);
     project.provide("databaseUrl", databaseUrl);
     project.provide("pgliteTemplate", undefined);
-    return () => Promise.resolve();
+    // The migrated template of this run's scratch databases, if a test built one (packages/db/src/testing.ts).
+    return () => dropScratchTemplate(databaseUrl);
   }
   const dir = await mkdtemp(join(tmpdir(), "clinic-pglite-"));
   const template = join(dir, "template.tar");

@@ -43,7 +43,7 @@ describe.skipIf(!databaseUrl)("calendar sync with two processes", () => {
     await new Promise<void>((resolve) => ics.listen(0, "127.0.0.1", resolve));
     icsBase = `http://127.0.0.1:${String((ics.address() as AddressInfo).port)}`;
     // A database of its own: the server's workers must not take other test files' jobs.
-    scratch = await createScratchDatabase(databaseUrl, "clinic_calsync");
+    scratch = await createScratchDatabase(databaseUrl, "clinic_calsync", { migrated: true });
     started = await startServer(scratch.url ?? "", {
       WORKERS: "2",
       WEBHOOK_ALLOW_PRIVATE: "true",

@@ -29,7 +29,7 @@ export function useTestApp(
   beforeAll(async () => {
     const url = inject("databaseUrl");
     if (options.ownDatabase && url) {
-      scratch = await createScratchDatabase(url, options.ownDatabase);
+      scratch = await createScratchDatabase(url, options.ownDatabase, { migrated: true });
       handle = await scratch.open({ poolMax: 20 });
       await migrate(handle.db);
     } else {

@@ -50,7 +50,7 @@ describe.skipIf(!databaseUrl)("kill -9 under booking load", () => {
   };
 
   beforeAll(async () => {
-    scratch = await createScratchDatabase(databaseUrl, "clinic_kill");
+    scratch = await createScratchDatabase(databaseUrl, "clinic_kill", { migrated: true });
     await new Promise<void>((resolve) => receiver.server.listen(0, "127.0.0.1", resolve));
     servers.push(await startServer(scratch.url ?? "", env));
     handle = await scratch.open({ poolMax: 2 });

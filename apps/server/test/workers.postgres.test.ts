@@ -19,7 +19,7 @@ describe.skipIf(!databaseUrl)("WORKERS=2", () => {
   beforeAll(async () => {
     // A database of its own (on Citus, a Citus database): the server's job workers must not take
     // other test files' jobs.
-    scratch = await createScratchDatabase(databaseUrl, "clinic_workers");
+    scratch = await createScratchDatabase(databaseUrl, "clinic_workers", { migrated: true });
     started = await startServer(scratch.url ?? "", { WORKERS: "2" });
     port = started.port;
     // The server migrated it; the test's own pool writes the fixtures.

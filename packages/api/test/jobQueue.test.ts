@@ -13,7 +13,7 @@ let one: DbHandle;
 let two: DbHandle;
 
 beforeAll(async () => {
-  scratch = await createScratchDatabase(serverUrl, "clinic_jobs");
+  scratch = await createScratchDatabase(serverUrl, "clinic_jobs", { migrated: true });
   one = await scratch.open({ poolMax: 4 });
   await migrate(one.db);
   two = scratch.url ? await scratch.open({ poolMax: 4 }) : one;

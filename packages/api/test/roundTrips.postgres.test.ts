@@ -306,7 +306,7 @@ describe.skipIf(!databaseUrl)("statements per booking, the background work inclu
   it("books 30 with a webhook (the rate limit's minute) and delivers them in at most 6 statements a booking (issue 37)", async () => {
     // A database of its own: the workers must run this clinic's jobs only, and every statement sent
     // on its pool is counted — the bookings', the workers' polls, claims, deliveries and completions.
-    const scratch = await createScratchDatabase(databaseUrl, "clinic_statements");
+    const scratch = await createScratchDatabase(databaseUrl, "clinic_statements", { migrated: true });
     const received = new Set<string>();
     const receiver = createHttpServer((req, res) => {
       received.add(String(req.headers["webhook-id"]));

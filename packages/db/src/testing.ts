@@ -83,17 +83,24 @@ export interface ScratchDatabase {
   drop(): Promise<void>;
 }
 
-/**
- * A new empty database beside the test run's: on the same server as `serverUrl` (and, when that
- * server is a Citus coordinator, on every node of its cluster, with Citus installed and the
- * workers registered, so that it is a Citus database too); without `serverUrl`, an in-memory
- * PGlite. For tests that need a database nothing else touches (an upgrade from old migrations,
- * processes whose job workers must not take other tests' jobs).
- */
-export async function createScratchDatabase(serverUrl: string | undefined, prefix: string): Promise<ScratchDatabase> {
-  if (!serverUrl) return { url: undefined, open: () => openDatabase({}), drop: () => Promise.resolve() };
-  const name = `${prefix}_${String(process.pid)}_${String(Date.now())}_${String(Math.floor(Math.random() * 1e6))}`;
-  if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`not a plain database name: ${name}`);
+/** A server's coordinator and, on Citus, its workers: where a scratch database must exist. */
+interface Cluster {
+  urlOf(database: string, host?: { name: string; port: number }): string;
+  coordinator: { name: string; port: number };
+  /** The workers (empty on plain PostgreSQL). */
+  workers: { name: string; port: number }[];
+}
+
+async function onNode<T>(url: string, work: (handle: DbHandle) => Promise<T>): Promise<T> {
+  const handle = await openDatabase({ url, poolMax: 1 });
+  try {
+    return await work(handle);
+  } finally {
+    await handle.close();
+  }
+}
+
+async function clusterOf(serverUrl: string): Promise<Cluster> {
   const urlOf = (database: string, host?: { name: string; port: number }) => {
     const url = new URL(serverUrl);
     url.pathname = `/${database}`;
@@ -103,56 +110,141 @@ export async function createScratchDatabase(serverUrl: string | undefined, prefi
     }
     return url.toString();
   };
-  const admin = await openDatabase({ url: serverUrl, poolMax: 1 });
-  const nodes: { name: string; port: number }[] = [];
-  try {
+  const server = new URL(serverUrl);
+  const workers = await onNode(serverUrl, async (admin) => {
     const [citus] = rowsOf<{ on: boolean }>(
       await admin.db.execute(sql`select exists (select 1 from pg_extension where extname = 'citus') as on`),
     );
-    if (citus?.on) {
-      nodes.push(
-        ...rowsOf<{ name: string; port: number }>(
-          await admin.db.execute(
-            sql`select nodename as name, nodeport as port from pg_dist_node where groupid <> 0 order by nodeport`,
-          ),
-        ),
-      );
-    }
-    await admin.db.execute(sql.raw(`create database ${name}`));
-  } finally {
-    await admin.close();
+    if (!citus?.on) return [];
+    return rowsOf<{ name: string; port: number }>(
+      await admin.db.execute(
+        sql`select nodename as name, nodeport as port from pg_dist_node where groupid <> 0 order by nodeport`,
+      ),
+    );
+  });
+  return { urlOf, coordinator: { name: server.hostname, port: Number(server.port || 5432) }, workers };
+}
+
+const plainName = (name: string) => {
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(name)) throw new Error(`not a plain database name: ${name}`);
+  return name;
+};
+
+/** An empty database `name` on every node, with Citus installed and the workers registered on Citus. */
+async function createEmpty(cluster: Cluster, name: string): Promise<void> {
+  await onNode(cluster.urlOf("postgres"), (h) => h.db.execute(sql.raw(`create database ${name}`)));
+  if (cluster.workers.length === 0) return;
+  for (const node of cluster.workers) {
+    await onNode(cluster.urlOf("postgres", node), (h) => h.db.execute(sql.raw(`create database ${name}`)));
+    await onNode(cluster.urlOf(name, node), (h) => h.db.execute(sql`create extension if not exists citus`));
   }
-  const onNode = async (url: string, work: (handle: DbHandle) => Promise<unknown>) => {
-    const handle = await openDatabase({ url, poolMax: 1 });
+  await onNode(cluster.urlOf(name), async (h) => {
+    await h.db.execute(sql`create extension if not exists citus`);
+    await h.db.execute(
+      sql`select citus_set_coordinator_host(${cluster.coordinator.name}, ${cluster.coordinator.port})`,
+    );
+    for (const node of cluster.workers) await h.db.execute(sql`select citus_add_node(${node.name}, ${node.port})`);
+  });
+}
+
+/** Runs `statement(node)` on the maintenance database of every node, the workers first. */
+async function onEveryNode(cluster: Cluster, statement: string): Promise<void> {
+  for (const node of [...cluster.workers, cluster.coordinator])
+    await onNode(cluster.urlOf("postgres", node), (h) => h.db.execute(sql.raw(statement)));
+}
+
+/**
+ * Closes `name` to connections on every node and ends the ones it has (on Citus the coordinator
+ * keeps connections to the workers' databases, and a maintenance daemon its own): a database can
+ * be copied or renamed only while nobody is connected.
+ */
+async function closeToConnections(cluster: Cluster, name: string): Promise<void> {
+  await onEveryNode(cluster, `alter database ${name} with allow_connections false`);
+  await onEveryNode(
+    cluster,
+    `select pg_terminate_backend(pid) from pg_stat_activity where datname = '${name}' and pid <> pg_backend_pid()`,
+  );
+}
+
+/**
+ * The run's migrated template for scratch databases (docs/testing.md#scratch-databases), built once
+ * per test run and package (named after the run's database and the package's folder, the test
+ * processes' working directory): the first caller builds it under a lock while the others wait,
+ * migrating a fresh database and closing it to connections; a half-built one never has the name.
+ */
+async function migratedTemplate(cluster: Cluster, serverUrl: string): Promise<string> {
+  const name = scratchTemplateName(serverUrl);
+  return onNode(cluster.urlOf("postgres"), async (admin) => {
+    // A session lock on the coordinator's maintenance database: one builder per template name.
+    await admin.db.execute(sql`select pg_advisory_lock(hashtext(${name}))`);
     try {
-      await work(handle);
-    } finally {
-      await handle.close();
-    }
-  };
-  const coordinator = new URL(serverUrl);
-  if (nodes.length > 0) {
-    for (const node of nodes) {
-      await onNode(urlOf("postgres", node), (h) => h.db.execute(sql.raw(`create database ${name}`)));
-      await onNode(urlOf(name, node), (h) => h.db.execute(sql`create extension if not exists citus`));
-    }
-    await onNode(urlOf(name), async (h) => {
-      await h.db.execute(sql`create extension if not exists citus`);
-      await h.db.execute(
-        sql`select citus_set_coordinator_host(${coordinator.hostname}, ${Number(coordinator.port || 5432)})`,
+      const [found] = rowsOf<{ n: number }>(
+        await admin.db.execute(sql`select count(*)::int as n from pg_database where datname = ${name}`),
       );
-      for (const node of nodes) await h.db.execute(sql`select citus_add_node(${node.name}, ${node.port})`);
-    });
+      if ((found?.n ?? 0) > 0) return name;
+      const building = plainName(`${name.slice(0, 50)}_b${String(process.pid)}`);
+      await createEmpty(cluster, building);
+      await onNode(cluster.urlOf(building), (h) => migrate(h.db));
+      await closeToConnections(cluster, building);
+      await onEveryNode(cluster, `alter database ${building} rename to ${name}`);
+      return name;
+    } finally {
+      await admin.db.execute(sql`select pg_advisory_unlock(hashtext(${name}))`);
+    }
+  });
+}
+
+/** The name of the scratch template of the run on `serverUrl` for this package. */
+export function scratchTemplateName(serverUrl: string): string {
+  const run = new URL(serverUrl).pathname.slice(1) || "postgres";
+  const pkg = (process.cwd().split(/[\\/]/).pop() ?? "pkg").toLowerCase().replace(/[^a-z0-9_]/g, "_");
+  return plainName(`${run}_tpl_${pkg}`.slice(0, 63));
+}
+
+/** Drops the run's scratch template of this package, on every node, if it was built (global teardown). */
+export async function dropScratchTemplate(serverUrl: string): Promise<void> {
+  const cluster = await clusterOf(serverUrl);
+  await onEveryNode(cluster, `drop database if exists ${scratchTemplateName(serverUrl)} with (force)`);
+}
+
+/**
+ * A new database beside the test run's: on the same server as `serverUrl` (and, when that server
+ * is a Citus coordinator, on every node of its cluster, with Citus installed and the workers
+ * registered, so that it is a Citus database too); without `serverUrl`, an in-memory PGlite. For
+ * tests that need a database nothing else touches (an upgrade from old migrations, processes whose
+ * job workers must not take other tests' jobs). Empty, or with `migrated: true` already migrated:
+ * a copy of the run's template on each node (`CREATE DATABASE … TEMPLATE`, a file copy), instead of
+ * creating Citus on three nodes and running every migration again (14 s a database on an idle
+ * Citus cluster, twice that under CI's load).
+ */
+export async function createScratchDatabase(
+  serverUrl: string | undefined,
+  prefix: string,
+  options: { migrated?: boolean } = {},
+): Promise<ScratchDatabase> {
+  if (!serverUrl)
+    return {
+      url: undefined,
+      open: async () => {
+        const handle = await openDatabase({});
+        if (options.migrated) await migrate(handle.db);
+        return handle;
+      },
+      drop: () => Promise.resolve(),
+    };
+  const name = plainName(
+    `${prefix}_${String(process.pid)}_${String(Date.now())}_${String(Math.floor(Math.random() * 1e6))}`,
+  );
+  const cluster = await clusterOf(serverUrl);
+  if (options.migrated) {
+    const template = await migratedTemplate(cluster, serverUrl);
+    await onEveryNode(cluster, `create database ${name} template ${template}`);
+  } else {
+    await createEmpty(cluster, name);
   }
   return {
-    url: urlOf(name),
-    open: (options = {}) => openDatabase({ url: urlOf(name), poolMax: options.poolMax ?? 4 }),
-    drop: async () => {
-      for (const node of [...nodes, { name: coordinator.hostname, port: Number(coordinator.port || 5432) }]) {
-        await onNode(urlOf("postgres", node), (h) =>
-          h.db.execute(sql.raw(`drop database if exists ${name} with (force)`)),
-        );
-      }
-    },
+    url: cluster.urlOf(name),
+    open: (openOptions = {}) => openDatabase({ url: cluster.urlOf(name), poolMax: openOptions.poolMax ?? 4 }),
+    drop: () => onEveryNode(cluster, `drop database if exists ${name} with (force)`),
   };
 }
