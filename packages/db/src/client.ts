@@ -201,10 +201,8 @@ export async function* rowBatches<T>(db: Db, query: SQL, size: number): AsyncGen
     return;
   }
   const { sql: text, params } = dialect.sqlToQuery(query);
-  const cursor = client
-    .unsafe(text, params as postgres.ParameterOrJSON<never>[])
-    .cursor(size)
-    [Symbol.asyncIterator]();
+  const batches = client.unsafe(text, params as postgres.ParameterOrJSON<never>[]).cursor(size);
+  const cursor = batches[Symbol.asyncIterator]();
   // One batch ahead: the next is asked for before this one is handed on, so that PostgreSQL computes
   // it while the consumer writes this one (two processes, two cores) — at most two batches in memory.
   let next = cursor.next();
