@@ -15,6 +15,7 @@ import "./setup.css";
 const pages: Partial<Record<SetupArea, LazyExoticComponent<ComponentType<SetupAreaProps>>>> = {
   services: lazy(() => import("./ServicesPage.tsx").then((m) => ({ default: m.ServicesPage }))),
   providers: lazy(() => import("./ProvidersPage.tsx").then((m) => ({ default: m.ProvidersPage }))),
+  hours: lazy(() => import("./HoursPage.tsx").then((m) => ({ default: m.HoursPage }))),
 };
 
 const loading = <p role="status">Loading…</p>;
