@@ -228,6 +228,21 @@ describe.skipIf(!chromiumPath)("the work-hours setup page in Chromium", () => {
     const patient = await pageAs(c.staff, `/book/${c.clinicId}`);
     expect(await bookingTimes(patient, c.clinicId, /^Physio - Anna Berg/)).toEqual([]);
     expect(await bookingTimes(patient, c.clinicId, /^Massage - Ben Kluge/)).toEqual([]);
+
+    // A date of other hours opens that one date again: the morning only (Anna from 09:00).
+    const form = page.getByRole("group", { name: "Other hours on a date" });
+    await form.getByLabel("Date").fill(day);
+    await form.getByLabel("Hours that day").fill("11:00-09:00");
+    await form.getByRole("button", { name: "Save the date's hours" }).click();
+    const refused = form.getByTestId("field-error-periods");
+    await refused.waitFor();
+    expect(await refused.textContent()).toContain("must be later than opens_at");
+    await form.getByLabel("Hours that day").fill("08:00–11:00, 12:00 to 13:00");
+    await form.getByRole("button", { name: "Save the date's hours" }).click();
+    await page.getByTestId("override").filter({ hasText: "08:00–11:00, 12:00–13:00" }).waitFor();
+    expect(await slotTimes(c, c.physio)).toEqual(["09:00", "10:00", "12:00"]);
+    expect(await slotTimes(c, c.massage)).toEqual(["10:00", "12:00"]);
+    expect(await axeViolations(page, "setup, work hours, a date of other hours")).toEqual([]);
   });
 
   it("a provider closes their own hours for a while, and only those times go; STAFF reads", async () => {
