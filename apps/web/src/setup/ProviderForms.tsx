@@ -62,14 +62,19 @@ function TextField(props: {
  * provider (then pending until approved). Behind a disclosure button, so the list comes first.
  * `ALREADY_MEMBER` lands at the e-mail; validation failures at their fields.
  */
-export function AddMemberForm(props: { clinicId: string; onAdded: (text: string) => Promise<void> }) {
+export function AddMemberForm(props: {
+  clinicId: string;
+  onAdded: (text: string) => Promise<void>;
+  /** Whether "A provider" starts ticked (the providers page: yes; the members list: no). */
+  asProvider?: boolean;
+}) {
   const id = useId();
   const [open, setOpen] = useState(false);
   const [email, setEmail] = useState("");
   const [fullName, setFullName] = useState("");
   const [phone, setPhone] = useState("");
   const [role, setRole] = useState("STAFF");
-  const [isProvider, setIsProvider] = useState(true);
+  const [isProvider, setIsProvider] = useState(props.asProvider ?? true);
   const [notes, setNotes] = useState("");
   const problems = useFieldProblems({
     fields: Object.keys(memberLabels),

@@ -16,6 +16,7 @@ const pages: Partial<Record<SetupArea, LazyExoticComponent<ComponentType<SetupAr
   services: lazy(() => import("./ServicesPage.tsx").then((m) => ({ default: m.ServicesPage }))),
   providers: lazy(() => import("./ProvidersPage.tsx").then((m) => ({ default: m.ProvidersPage }))),
   hours: lazy(() => import("./HoursPage.tsx").then((m) => ({ default: m.HoursPage }))),
+  clinic: lazy(() => import("./ClinicPage.tsx").then((m) => ({ default: m.ClinicPage }))),
 };
 
 const loading = <p role="status">Loading…</p>;
