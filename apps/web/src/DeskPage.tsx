@@ -660,7 +660,7 @@ export function DeskPage({ clinicId }: { clinicId: string }) {
           {maySetUp && (
             <>
               <a href={`/desk/${encodeURIComponent(clinicId)}/setup/services`} data-testid="setup-link">
-                Clinic setup: services, providers, work hours
+                Clinic setup: services, providers, hours, clinic
               </a>{" "}
             </>
           )}
