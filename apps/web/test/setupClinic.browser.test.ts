@@ -101,7 +101,9 @@ describe.skipIf(!chromiumPath)("the clinic setup page in Chromium", () => {
     const zoneError = form.getByTestId("field-error-timezone");
     await zoneError.waitFor();
     expect(await zoneError.textContent()).toBe("Time zone: must be an IANA time zone such as Europe/Berlin.");
-    expect(await form.getByTestId("field-error-hold_minutes").textContent()).toMatch(/^A held time is kept for \(minutes\): Too big/);
+    expect(await form.getByTestId("field-error-hold_minutes").textContent()).toMatch(
+      /^A held time is kept for \(minutes\): Too big/,
+    );
     expect(await focusedId(page)).toBe(await form.getByLabel("Time zone").getAttribute("id"));
     expect((await c.api.clinics.get({ clinic_id: c.clinicId })).name).toBe("Praxis Settings");
     expect(await axeViolations(page, "setup, clinic, refused")).toEqual([]);
@@ -234,9 +236,14 @@ describe.skipIf(!chromiumPath)("the clinic setup page in Chromium", () => {
     await nina.getByRole("button", { name: "Change role of Nina Neu" }).click();
     await nina.getByLabel("Role in this clinic").selectOption("CLINIC_ADMIN");
     await nina.getByRole("button", { name: "Save the role" }).click();
-    await page.getByTestId("clinic-notice").filter({ hasText: "Nina Neu is now CLINIC_ADMIN in this clinic." }).waitFor();
+    await page
+      .getByTestId("clinic-notice")
+      .filter({ hasText: "Nina Neu is now CLINIC_ADMIN in this clinic." })
+      .waitFor();
     expect(await nina.getByTestId("member-role").textContent()).toBe("CLINIC_ADMIN");
-    expect(await focusedId(page)).toBe(await nina.getByRole("button", { name: "Change role of Nina Neu" }).getAttribute("id"));
+    expect(await focusedId(page)).toBe(
+      await nina.getByRole("button", { name: "Change role of Nina Neu" }).getAttribute("id"),
+    );
     const listed = (await c.api.members.list({ clinic_id: c.clinicId })).members.find((m) => m.email === email);
     expect(listed?.clinic_role).toBe("CLINIC_ADMIN");
 

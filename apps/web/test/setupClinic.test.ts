@@ -49,7 +49,12 @@ describe("the clinic settings form", () => {
   });
 
   it("names a number it cannot send at its field, and leaves ranges to the server", () => {
-    const draft = { ...draftOf(clinic), hold_minutes: "ten", reminder_offsets_min: "1440, soon", offer_minutes: "99999" };
+    const draft = {
+      ...draftOf(clinic),
+      hold_minutes: "ten",
+      reminder_offsets_min: "1440, soon",
+      offer_minutes: "99999",
+    };
     expect(Object.keys(draftProblems(draft)).sort()).toEqual(["hold_minutes", "reminder_offsets_min"]);
     expect(draftProblems({ ...draftOf(clinic), no_show_limit: "" })).toEqual({});
     expect(draftProblems({ ...draftOf(clinic), max_open_bookings_per_patient: "" })).toEqual({

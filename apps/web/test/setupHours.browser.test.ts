@@ -10,7 +10,15 @@ import { type Browser, type BrowserContext, type Locator, type Page } from "play
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { axeViolations, chromiumPath, launchChromium, screenshot } from "./browser.ts";
-import { addHours, addMember, addProvider, addService, callerFor, createClinic, type TestUser } from "@clinic/api/testing";
+import {
+  addHours,
+  addMember,
+  addProvider,
+  addService,
+  callerFor,
+  createClinic,
+  type TestUser,
+} from "@clinic/api/testing";
 import { clinics } from "@clinic/db";
 import { useTestApp } from "@clinic/server/test-helpers";
 import { longDateIn, strings } from "../src/i18n.ts";
@@ -56,7 +64,11 @@ describe.skipIf(!chromiumPath)("the work-hours setup page in Chromium", () => {
     const ben = await addProvider(db, clinicId, "Ben Kluge");
     await addHours(db, clinicId, ben.id, all, "10:00", "16:00");
     const physio = await addService(db, clinicId, { name: "Physio - Anna Berg", durationMin: 60, providerId: anna.id });
-    const massage = await addService(db, clinicId, { name: "Massage - Ben Kluge", durationMin: 60, providerId: ben.id });
+    const massage = await addService(db, clinicId, {
+      name: "Massage - Ben Kluge",
+      durationMin: 60,
+      providerId: ben.id,
+    });
     const admin = await addMember(db, clinicId, { role: "CLINIC_ADMIN", fullName: "Clara Admin" });
     const staff = await addMember(db, clinicId, { role: "STAFF", fullName: "Sam Staff" });
     return { clinicId, anna, ben, physio, massage, admin, api: callerFor(db, admin), staff };
@@ -120,7 +132,10 @@ describe.skipIf(!chromiumPath)("the work-hours setup page in Chromium", () => {
     const first = periodForm(page, `${dayName}, period 1`);
     await first.getByLabel("Closes").fill("12:00");
     await first.getByRole("button", { name: `Save ${dayName}, period 1` }).click();
-    await page.getByTestId("hours-notice").filter({ hasText: `Saved: ${dayName} 08:00–12:00.` }).waitFor();
+    await page
+      .getByTestId("hours-notice")
+      .filter({ hasText: `Saved: ${dayName} 08:00–12:00.` })
+      .waitFor();
     const add = addForm(page);
     await add.getByLabel("Opens").fill("13:00");
     await add.getByLabel("Closes").fill("18:00");
@@ -187,10 +202,17 @@ describe.skipIf(!chromiumPath)("the work-hours setup page in Chromium", () => {
     // The second person starts typing; the first saves a change meanwhile.
     await periodForm(second, label).getByLabel("Closes").fill("16:00");
     await periodForm(first, label).getByLabel("Closes").fill("17:00");
-    await periodForm(first, label).getByRole("button", { name: `Save ${label}` }).click();
-    await first.getByTestId("hours-notice").filter({ hasText: `Saved: ${dayName} 08:00–17:00.` }).waitFor();
+    await periodForm(first, label)
+      .getByRole("button", { name: `Save ${label}` })
+      .click();
+    await first
+      .getByTestId("hours-notice")
+      .filter({ hasText: `Saved: ${dayName} 08:00–17:00.` })
+      .waitFor();
 
-    await periodForm(second, label).getByRole("button", { name: `Save ${label}` }).click();
+    await periodForm(second, label)
+      .getByRole("button", { name: `Save ${label}` })
+      .click();
     const stale = periodForm(second, label).getByTestId("stale");
     await stale.waitFor();
     expect(await stale.getByRole("alert").textContent()).toBe(
@@ -203,8 +225,13 @@ describe.skipIf(!chromiumPath)("the work-hours setup page in Chromium", () => {
     expect(await axeViolations(second, "setup, work hours, changed meanwhile")).toEqual([]);
 
     // Saving again, knowing theirs, replaces it.
-    await periodForm(second, label).getByRole("button", { name: `Save ${label}` }).click();
-    await second.getByTestId("hours-notice").filter({ hasText: `Saved: ${dayName} 08:00–16:00.` }).waitFor();
+    await periodForm(second, label)
+      .getByRole("button", { name: `Save ${label}` })
+      .click();
+    await second
+      .getByTestId("hours-notice")
+      .filter({ hasText: `Saved: ${dayName} 08:00–16:00.` })
+      .waitFor();
     expect(await stale.count()).toBe(0);
     expect(await clinicPeriods(c)).toEqual(["08:00-16:00"]);
   });
@@ -214,8 +241,13 @@ describe.skipIf(!chromiumPath)("the work-hours setup page in Chromium", () => {
     expect(await slotTimes(c, c.massage)).toEqual(["10:00", "11:00", "12:00", "13:00", "14:00", "15:00"]);
     const page = await pageAs(c.admin, `/desk/${c.clinicId}/setup/hours`);
     const label = `${dayName}, period 1`;
-    await periodForm(page, label).getByRole("button", { name: `Delete ${label}` }).click();
-    await page.getByTestId("hours-notice").filter({ hasText: `Deleted: ${dayName} 08:00–18:00.` }).waitFor();
+    await periodForm(page, label)
+      .getByRole("button", { name: `Delete ${label}` })
+      .click();
+    await page
+      .getByTestId("hours-notice")
+      .filter({ hasText: `Deleted: ${dayName} 08:00–18:00.` })
+      .waitFor();
     const dayHeading = page.getByRole("heading", { name: `${dayName} — closed` });
     await dayHeading.waitFor();
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe(`${dayName} — closed`);
@@ -296,7 +328,10 @@ describe.skipIf(!chromiumPath)("the work-hours setup page in Chromium", () => {
     // Ben's hours are not hers to change: read, with no form.
     await anna.getByLabel("Whose hours").selectOption({ label: "Ben Kluge" });
     await anna.getByRole("heading", { name: "Ben Kluge's week" }).waitFor();
-    await anna.getByTestId(`day-${String(weekday)}`).filter({ hasText: "10:00–16:00" }).waitFor();
+    await anna
+      .getByTestId(`day-${String(weekday)}`)
+      .filter({ hasText: "10:00–16:00" })
+      .waitFor();
     expect(await anna.getByTestId("period").count()).toBe(0);
     expect(await anna.getByRole("button", { name: "Add the closure" }).count()).toBe(0);
     await anna.getByText("Only a clinic administrator or the provider themself can change them.").waitFor();

@@ -48,7 +48,9 @@ describe("the work-hours area's pure parts", () => {
     expect(end.toISOString()).toBe("2027-03-28T22:00:00.000Z");
     expect((end.getTime() - start.getTime()) / 3_600_000).toBe(23);
     // And back on 31 October 2027: 25 hours.
-    const autumn = instantAt("2027-10-31", 24 * 60, "Europe/Berlin").getTime() - instantAt("2027-10-31", 0, "Europe/Berlin").getTime();
+    const autumn =
+      instantAt("2027-10-31", 24 * 60, "Europe/Berlin").getTime() -
+      instantAt("2027-10-31", 0, "Europe/Berlin").getTime();
     expect(autumn / 3_600_000).toBe(25);
   });
 });

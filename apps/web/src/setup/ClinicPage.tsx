@@ -31,7 +31,11 @@ export function ClinicPage({ clinicId, clinic, access }: SetupAreaProps) {
       <p role="status" className="setup-notice" data-testid="clinic-notice">
         {notice}
       </p>
-      {admin ? <SettingsForm clinicId={clinicId} clinic={clinic} onNotice={setNotice} /> : <SettingsFacts clinic={clinic} />}
+      {admin ? (
+        <SettingsForm clinicId={clinicId} clinic={clinic} onNotice={setNotice} />
+      ) : (
+        <SettingsFacts clinic={clinic} />
+      )}
       {admin ? (
         <WebhooksSection clinicId={clinicId} timeZone={clinic.timezone} onNotice={setNotice} />
       ) : (
@@ -75,8 +79,7 @@ function SettingsForm(props: { clinicId: string; clinic: SetupAreaProps["clinic"
   const [draft, setDraft] = useState<ClinicDraft>(() => draftOf(props.clinic));
   const problems = useFieldProblems({ fields, labelOf: (f) => clinicLabels[f as keyof ClinicDraft] });
   const save = useMutation({
-    mutationFn: () =>
-      client.clinics.update.mutate({ clinic_id: props.clinicId, ...patchOf(props.clinic, draft) }),
+    mutationFn: () => client.clinics.update.mutate({ clinic_id: props.clinicId, ...patchOf(props.clinic, draft) }),
     onMutate: () => {
       problems.clear();
       props.onNotice("");

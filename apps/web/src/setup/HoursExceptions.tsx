@@ -81,7 +81,8 @@ export function HoursExceptions(props: {
           <ul className="exception-list">
             {overrides.data.map((o) => (
               <li key={o.id} data-testid="override">
-                <strong>{longDate(o.date)}</strong>: {o.periods.length === 0 ? "closed all day" : periodsText(o.periods)}
+                <strong>{longDate(o.date)}</strong>:{" "}
+                {o.periods.length === 0 ? "closed all day" : periodsText(o.periods)}
                 {o.reason ? ` (${o.reason})` : ""}
                 {props.editable && (
                   <button
@@ -119,7 +120,9 @@ export function HoursExceptions(props: {
       </section>
       <section className="setup-section" aria-labelledby="closures-heading" data-testid="closures">
         <h3 id="closures-heading">Closures</h3>
-        <p className="hint">No times are offered while closed (a holiday, leave); times are the clinic&apos;s ({zone}).</p>
+        <p className="hint">
+          No times are offered while closed (a holiday, leave); times are the clinic&apos;s ({zone}).
+        </p>
         {closures.isError ? (
           <p role="alert" className="problem">
             {problemText(closures.error)}
@@ -378,7 +381,8 @@ function ClosureForm(props: {
         e.preventDefault();
         const missing: Record<string, string> = {};
         if (fromDate === "" || !timeOk(fromTime)) missing.starts_at = "From: a date, and a time as HH:MM.";
-        if (toDate === "" || !timeOk(toTime)) missing.ends_at = "Until: a date, and a time as HH:MM (24:00 = the day's end).";
+        if (toDate === "" || !timeOk(toTime))
+          missing.ends_at = "Until: a date, and a time as HH:MM (24:00 = the day's end).";
         if (Object.keys(missing).length > 0) {
           problems.check(missing);
           return;

@@ -9,7 +9,11 @@ import { RoleField } from "./RoleField.tsx";
 
 type Member = RouterOutputs["members"]["list"]["members"][number];
 
-const statusWords: Record<string, string> = { approved: "Approved", pending: "Pending approval", suspended: "Suspended" };
+const statusWords: Record<string, string> = {
+  approved: "Approved",
+  pending: "Pending approval",
+  suspended: "Suspended",
+};
 
 /**
  * The clinic's members (M2, STAFF reads) and, for CLINIC_ADMIN, adding one by e-mail with a role
@@ -84,7 +88,7 @@ export function MembersSection(props: {
                   <th scope="row">{m.full_name}</th>
                   <td>{m.email}</td>
                   <td data-testid="member-role">{m.clinic_role}</td>
-                  <td>{m.is_provider ? statusWords[m.status] ?? m.status : "No"}</td>
+                  <td>{m.is_provider ? (statusWords[m.status] ?? m.status) : "No"}</td>
                   {props.admin && (
                     <td>
                       {editing === m.user_id ? (

@@ -52,7 +52,15 @@ export function WebhooksSection(props: { clinicId: string; timeZone: string; onN
         Other systems told of the clinic&apos;s events (bookings, cancellations, …) as they happen, each request signed
         with the webhook&apos;s secret.
       </p>
-      {secret && <SecretOnce url={secret.url} secret={secret.secret} onDone={() => { setSecret(undefined); }} />}
+      {secret && (
+        <SecretOnce
+          url={secret.url}
+          secret={secret.secret}
+          onDone={() => {
+            setSecret(undefined);
+          }}
+        />
+      )}
       {hooks.isError ? (
         <p role="alert" className="problem">
           {problemText(hooks.error)}

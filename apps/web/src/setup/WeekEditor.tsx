@@ -257,8 +257,7 @@ function AddPeriod(props: {
   const [closes, setCloses] = useState("");
   const label = `New period on ${weekdayName(props.weekday)}`;
   const add = useMutation({
-    mutationFn: () =>
-      props.api.create(props.weekday, { opens_at: timeTyped(opens), closes_at: timeTyped(closes) }),
+    mutationFn: () => props.api.create(props.weekday, { opens_at: timeTyped(opens), closes_at: timeTyped(closes) }),
     onMutate: () => {
       problems.clear();
     },
@@ -308,4 +307,3 @@ function AddPeriod(props: {
     </form>
   );
 }
-

@@ -46,9 +46,7 @@ const padded = (time: string) => (time.length === 4 ? `0${time}` : time);
  * periods; "-", "–" or "to" within one); empty = closed all day. Only the shape is checked here:
  * whether a time exists, a period closes after it opens, or two overlap is the server's to say.
  */
-export function parsePeriods(
-  text: string,
-): { periods: { opens_at: string; closes_at: string }[] } | { error: string } {
+export function parsePeriods(text: string): { periods: { opens_at: string; closes_at: string }[] } | { error: string } {
   const parts = text
     .split(/[,;]/)
     .map((p) => p.trim())
