@@ -7,7 +7,7 @@
 // booking page. axe A/AA on the page in each state.
 import { fileURLToPath } from "node:url";
 import { type Browser, type BrowserContext, type Locator, type Page } from "playwright-core";
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { axeViolations, chromiumPath, launchChromium, screenshot } from "./browser.ts";
 import {
@@ -19,7 +19,7 @@ import {
   createClinic,
   type TestUser,
 } from "@clinic/api/testing";
-import { clinics } from "@clinic/db";
+import { clinicMembers, clinics } from "@clinic/db";
 import { useTestApp } from "@clinic/server/test-helpers";
 import { longDateIn, strings } from "../src/i18n.ts";
 import { weekdayOf } from "../src/time.ts";
@@ -236,6 +236,27 @@ describe.skipIf(!chromiumPath)("the work-hours setup page in Chromium", () => {
     expect(await clinicPeriods(c)).toEqual(["08:00-16:00"]);
   });
 
+  it("shows a refusal the page did not foresee (a role taken away meanwhile) at the period", async () => {
+    const c = await setUpClinic("Praxis Demoted");
+    const page = await pageAs(c.admin, `/desk/${c.clinicId}/setup/hours`);
+    const label = `${dayName}, period 1`;
+    await periodForm(page, label).waitFor();
+    await t.handle.db
+      .update(clinicMembers)
+      .set({ clinicRole: "STAFF" })
+      .where(and(eq(clinicMembers.clinicId, c.clinicId), eq(clinicMembers.userId, c.admin.id)));
+    await periodForm(page, label).getByLabel("Closes").fill("17:00");
+    await periodForm(page, label)
+      .getByRole("button", { name: `Save ${label}` })
+      .click();
+    const alert = periodForm(page, label).getByTestId("form-alert");
+    await alert.waitFor();
+    expect(await alert.textContent()).toMatch(/^Your account may not do this here: /);
+    expect(await page.evaluate(() => document.activeElement?.getAttribute("data-testid"))).toBe("form-alert");
+    expect(await periodForm(page, label).getByLabel("Closes").inputValue()).toBe("17:00");
+    expect(await clinicPeriods(c)).toEqual(["08:00-18:00"]);
+  });
+
   it("deleting every clinic period of a weekday closes that day for every provider", async () => {
     const c = await setUpClinic("Praxis Closed");
     expect(await slotTimes(c, c.massage)).toEqual(["10:00", "11:00", "12:00", "13:00", "14:00", "15:00"]);
@@ -283,6 +304,24 @@ describe.skipIf(!chromiumPath)("the work-hours setup page in Chromium", () => {
     await anna.getByRole("heading", { name: "Anna Berg's week" }).waitFor();
     // Her own: the forms are there.
     await periodForm(anna, `${dayName}, period 1`).waitFor();
+    // Her own week: a shorter day, saved through W7 as hers.
+    const otherDay = weekdayOf(dateAfter(3));
+    const otherName =
+      ["", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"][otherDay] ?? "";
+    const own = periodForm(anna, `${otherName}, period 1`);
+    await own.getByLabel("Closes").fill("12:00");
+    await own.getByRole("button", { name: `Save ${otherName}, period 1` }).click();
+    await anna
+      .getByTestId("hours-notice")
+      .filter({ hasText: `Saved: ${otherName} 09:00–12:00.` })
+      .waitFor();
+    const annaWeek = await c.api.workHours.listProvider({
+      clinic_id: c.clinicId,
+      provider_id: c.anna.id,
+      weekday: otherDay,
+    });
+    expect(annaWeek.work_hours.map((h) => `${h.opens_at}-${h.closes_at}`)).toEqual(["09:00-12:00"]);
+
     const form = anna.getByRole("group", { name: "New closure" });
     const from = form.getByRole("group", { name: "From" });
     await from.getByLabel("Date").fill(day);
