@@ -44,8 +44,8 @@ function Page() {
         clinic&apos;s setup at <code>/desk/&lt;clinic id&gt;/setup</code>.
       </p>
       <p>
-        Sign in with the control at the top of the page; in development also{" "}
-        <a href="/dev/sign-in">as a demo user</a>. API reference: <a href="/docs">/docs</a>.
+        Sign in with the control at the top of the page; in development also <a href="/dev/sign-in">as a demo user</a>.
+        API reference: <a href="/docs">/docs</a>.
       </p>
     </main>
   );

@@ -173,8 +173,8 @@ const envSchema = z.object({
   OIDC_ISSUER: z.preprocess(
     emptyToUndefined,
     z
+      // Kept exactly as given: it must equal the discovery document's `issuer` (Auth0's ends in "/").
       .url({ message: "must be the issuer's URL, e.g. https://id.example/realms/clinic" })
-      .transform((url) => url.replace(/\/+$/, ""))
       .optional(),
   ),
   OIDC_CLIENT_ID: optionalString,
