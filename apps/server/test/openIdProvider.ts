@@ -32,12 +32,15 @@ export async function startTestProvider(options: {
   redirectUri: string;
   postLogoutRedirectUri: string;
 }): Promise<TestProvider> {
-  let handler: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
+  const handlers: ((req: IncomingMessage, res: ServerResponse) => void)[] = [];
   const server: Server = createServer((req, res) => {
+    const handler = handlers[0];
     if (handler) handler(req, res);
     else res.writeHead(503).end();
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve) => {
+    server.listen(0, "127.0.0.1", resolve);
+  });
   const { port } = server.address() as AddressInfo;
   const issuer = `http://127.0.0.1:${String(port)}`;
   const { privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
@@ -79,15 +82,20 @@ export async function startTestProvider(options: {
     signingKey: privateKey,
     kid,
     nextAccount: null,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => {
+          resolve();
+        });
+      }),
   };
-  handler = (req, res) => {
+  handlers.push((req, res) => {
     if (!req.url?.startsWith("/interaction/")) {
-      callback(req, res);
+      void callback(req, res);
       return;
     }
     void (async () => {
-      const details = await provider.interactionDetails(req, res);
+      await provider.interactionDetails(req, res);
       const account = state.nextAccount;
       if (!account) {
         await provider.interactionFinished(req, res, { error: "access_denied", error_description: "no account" });
@@ -97,7 +105,6 @@ export async function startTestProvider(options: {
       const grant = new provider.Grant({ accountId: account.sub, clientId });
       grant.addOIDCScope("openid email profile");
       const grantId = await grant.save();
-      void details;
       await provider.interactionFinished(
         req,
         res,
@@ -107,7 +114,7 @@ export async function startTestProvider(options: {
     })().catch((error: unknown) => {
       res.writeHead(500).end(String(error));
     });
-  };
+  });
   return state;
 }
 

@@ -1,9 +1,9 @@
-import { createSign, generateKeyPairSync, randomUUID } from "node:crypto";
+import { type KeyObject, createHash, createSign, generateKeyPairSync, randomUUID } from "node:crypto";
 import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { eq } from "drizzle-orm";
 import type { FastifyInstance, LightMyRequestResponse } from "fastify";
-import { createTokenVerifier, type MailTransport, type OutgoingMail } from "@clinic/api";
+import { createTokenVerifier, type MailTransport, mintToken, type OutgoingMail } from "@clinic/api";
 import { clinicFixture, testSecret, unique } from "@clinic/api/testing";
 import { type DbHandle, loginStates, sessions, users } from "@clinic/db";
 import { openTestDatabase } from "@clinic/db/testing";
@@ -139,18 +139,12 @@ async function sessionCookie(who: TestAccount, next?: string): Promise<string> {
   return cookie.value;
 }
 
-const withSession = (session: string, options: Parameters<FastifyInstance["inject"]>[0] & object = {}) =>
-  app.inject({ method: "GET", ...(options as object), cookies: { session } } as Parameters<
-    FastifyInstance["inject"]
-  >[0]);
+/** A GET with the session cookie. */
+const withSession = (session: string, options: { url: string }): Promise<LightMyRequestResponse> =>
+  app.inject({ method: "GET", url: options.url, cookies: { session } });
 
 /** A JWT signed with `key` (RS256) over `payload`. */
-function signJwt(
-  payload: Record<string, unknown>,
-  key: Parameters<typeof createSign>[0] extends string ? never : never,
-): string;
-function signJwt(payload: Record<string, unknown>, key: import("node:crypto").KeyObject, kid?: string): string;
-function signJwt(payload: Record<string, unknown>, key: import("node:crypto").KeyObject, kid = "test-key"): string {
+function signJwt(payload: Record<string, unknown>, key: KeyObject, kid = "test-key"): string {
   const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
   const input = `${b64({ alg: "RS256", typ: "JWT", kid })}.${b64(payload)}`;
   const signature = createSign("RSA-SHA256").update(input).sign(key).toString("base64url");
@@ -244,7 +238,6 @@ describe("OpenID Connect (S1, S2)", () => {
     const started = await startLogin();
     const path = await atIssuer(started, account());
     const state = new URL(path, publicUrl).searchParams.get("state") ?? "";
-    const { createHash } = await import("node:crypto");
     await handle.db
       .update(loginStates)
       .set({ nonce: "a-nonce-of-another-sign-in" })
@@ -362,7 +355,6 @@ describe("who is who", () => {
   });
 
   it("re-keys an invited placeholder to a token's sub only when the token says email_verified: true", async () => {
-    const { mintToken } = await import("@clinic/api");
     const email = `token-${unique()}@clinic.test`;
     const { clinic } = await invite(email);
     const unverified = await mintToken(testSecret, { sub: randomUUID(), email, emailVerified: false });

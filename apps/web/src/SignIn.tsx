@@ -1,5 +1,5 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { type FormEvent, type ReactNode, useId, useState } from "react";
+import { type ReactNode, type SyntheticEvent, useId, useState } from "react";
 
 // Sign-in on the pages (CONTRACT §22, docs/web.md#sign-in): every "sign in" goes to S1
 // (`/auth/login?next=<this page>`) when the service has an OpenID Provider, else to the e-mail
@@ -93,7 +93,7 @@ export function EmailCodeForm() {
   const [busy, setBusy] = useState(false);
   const [message, setMessage] = useState<string | null>(null);
 
-  const start = async (event: FormEvent) => {
+  const start = async (event: SyntheticEvent) => {
     event.preventDefault();
     setBusy(true);
     setMessage(null);
@@ -109,7 +109,7 @@ export function EmailCodeForm() {
     }
   };
 
-  const verify = async (event: FormEvent) => {
+  const verify = async (event: SyntheticEvent) => {
     event.preventDefault();
     setBusy(true);
     setMessage(null);

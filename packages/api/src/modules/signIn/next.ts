@@ -9,7 +9,10 @@ export function safeNext(next: unknown): string {
   const second = next[1];
   if (second === "/" || second === "\\") return "/";
   // Browsers drop tabs and newlines inside URLs ("/\t/evil" becomes "//evil").
-  if (/[\u0000-\u001f\u007f]/.test(next)) return "/";
+  for (let i = 0; i < next.length; i++) {
+    const code = next.charCodeAt(i);
+    if (code < 0x20 || code === 0x7f) return "/";
+  }
   // A backslash anywhere before the path ends is read as "/" by browsers; keep it out altogether.
   if (next.includes("\\")) return "/";
   try {

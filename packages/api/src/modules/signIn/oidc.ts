@@ -53,6 +53,7 @@ export class OidcClient {
       const issuer = new URL(this.settings.issuer);
       const execute = [
         client.enableNonRepudiationChecks,
+        // eslint-disable-next-line @typescript-eslint/no-deprecated -- deprecated only to stand out: plain http, for a loopback issuer only (development, tests)
         ...(isLoopback(issuer) ? [client.allowInsecureRequests] : []),
       ];
       const config = await client.discovery(
