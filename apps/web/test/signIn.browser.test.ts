@@ -4,7 +4,6 @@
 // page; then a patient signs in on the booking page with an e-mailed code and out again.
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
-import type { FastifyInstance } from "fastify";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createTokenVerifier, type MailTransport, type OutgoingMail } from "@clinic/api";
@@ -37,7 +36,7 @@ async function freePort(): Promise<number> {
 describe.skipIf(!chromiumPath)("sign-in in Chromium", () => {
   let provider: TestProvider;
   let handle: DbHandle;
-  let app: FastifyInstance;
+  let app: Awaited<ReturnType<typeof buildApp>>;
   let browser: Browser | undefined;
   let base = "";
   const mails: OutgoingMail[] = [];
