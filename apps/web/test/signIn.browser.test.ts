@@ -125,6 +125,54 @@ describe.skipIf(!chromiumPath)("sign-in in Chromium", () => {
     }
   });
 
+  it("offers the e-mail code form on the page when the service has no OpenID Provider", async () => {
+    if (!browser) throw new Error("no browser");
+    const codesOnly = await buildApp({
+      config: {
+        allowedOrigins: [],
+        rateLimit: { max: 100_000, windowMs: 60_000 },
+        logLevel: "silent",
+        signIn: { oidc: null, emailCodes: true, sessionIdleS: 28_800, sessionTtlS: 43_200 },
+      },
+      database: handle,
+      verifier: createTokenVerifier({ secret: testSecret }),
+      logger: false,
+      web: { distDir: dist },
+      mail: { transport, from: "Clinic <no-reply@clinic.test>" },
+    });
+    const origin = await codesOnly.listen({ port: 0, host: "127.0.0.1" });
+    const clinicId = await createClinic(handle.db, { name: "Praxis Formular", timezone: "Europe/Berlin" });
+    await handle.db.update(clinics).set({ onlineBooking: true }).where(eq(clinics.id, clinicId));
+    const email = `form-${unique()}@clinic.test`;
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      await page.goto(`${origin}/book/${clinicId}`);
+      const bar = page.getByRole("navigation", { name: "Account" });
+      await bar.getByRole("button", { name: "Sign in" }).click();
+      await bar.getByLabel("E-mail address").fill(email);
+      await bar.getByRole("button", { name: "E-mail me a code" }).click();
+      const codeField = bar.getByLabel(/6-digit code/);
+      await codeField.waitFor();
+      expect(await axeViolations(page, "e-mail code form")).toEqual([]);
+      const code = /\b(\d{6})\b/.exec(mails.filter((m) => m.to === email).at(-1)?.text ?? "")?.[1] ?? "";
+      // A wrong code first: the form says so and stays.
+      await codeField.fill(code === "000000" ? "111111" : "000000");
+      await bar.getByRole("button", { name: "Sign in" }).click();
+      await bar.getByRole("alert").waitFor();
+      await codeField.fill(code);
+      await bar.getByRole("button", { name: "Sign in" }).click();
+      await bar.getByText(email).waitFor();
+      await screenshot(page, "sign-in-email-code");
+      await bar.getByRole("button", { name: "Sign out" }).click();
+      await page.waitForURL(`${origin}/`);
+      await bar.getByText("Not signed in.").waitFor();
+    } finally {
+      await context.close();
+      await codesOnly.close();
+    }
+  });
+
   it("signs a patient in on the booking page with an e-mailed code, and out again", async () => {
     if (!browser) throw new Error("no browser");
     const clinicId = await createClinic(handle.db, { name: "Praxis Code", timezone: "Europe/Berlin" });
