@@ -339,6 +339,13 @@ describe("who is who", () => {
     const who = await withSession(session, { url: "/auth/session" });
     expect(who.json<{ user: { id: string } }>().user.id).toBe(userId);
     expect((await withSession(session, { url: `/v1/clinics/${clinic.clinicId}/members` })).statusCode).toBe(200);
+    // tRPC and FHIR take the session as /v1 does (a STAFF member's reads), and refuse without it.
+    const trpc = `/trpc/members.list?input=${encodeURIComponent(JSON.stringify({ json: { clinic_id: clinic.clinicId } }))}`;
+    expect((await withSession(session, { url: trpc })).statusCode).toBe(200);
+    expect((await app.inject({ method: "GET", url: trpc })).statusCode).toBe(401);
+    const fhir = `/fhir/R4/Practitioner?clinic=${clinic.clinicId}`;
+    expect((await withSession(session, { url: fhir })).statusCode).toBe(200);
+    expect((await app.inject({ method: "GET", url: fhir })).statusCode).toBe(401);
   });
 
   it("never joins an invited member on an unverified e-mail, nor gives the new user that address", async () => {
