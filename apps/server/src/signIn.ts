@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import formbody from "@fastify/formbody";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
@@ -27,7 +27,6 @@ import {
   fieldErrorsOf,
 } from "@clinic/api";
 import type { Db } from "@clinic/db";
-import { randomBytes } from "node:crypto";
 
 /** What the sign-in routes need (CONTRACT §22, docs/sign-in.md). */
 export interface SignInOptions {
