@@ -558,6 +558,73 @@ describe("e-mail codes (S4, S5)", () => {
   });
 });
 
+describe("over https", () => {
+  it("names the cookie __Host-session, Secure, and reads no plain session cookie there", async () => {
+    const proxied = await buildApp({
+      config: {
+        allowedOrigins: [],
+        rateLimit: { max: 1000, windowMs: 60_000 },
+        logLevel: "silent",
+        trustProxy: 1,
+        signIn: { oidc: null, emailCodes: true, sessionIdleS: 600, sessionTtlS: 3600 },
+      },
+      database: handle,
+      verifier: createTokenVerifier({ secret: testSecret }),
+      logger: false,
+      mail: { transport: mailTransport, from: "Clinic <no-reply@clinic.test>" },
+    });
+    try {
+      const https = { "x-forwarded-proto": "https" };
+      const email = `https-${unique()}@clinic.test`;
+      await proxied.inject({ method: "POST", url: "/auth/email/start", headers: https, payload: { email } });
+      const code = /\b(\d{6})\b/.exec(mails.filter((m) => m.to === email).at(-1)?.text ?? "")?.[1] ?? "";
+      const verified = await proxied.inject({
+        method: "POST",
+        url: "/auth/email/verify",
+        headers: https,
+        payload: { email, code },
+      });
+      expect(verified.statusCode).toBe(200);
+      const cookie = cookieOf(verified, "__Host-session");
+      expect(cookie).toMatchObject({ secure: true, httpOnly: true, path: "/", sameSite: "Lax" });
+      expect(cookie?.domain).toBeUndefined();
+      const id = cookie?.value ?? "";
+      const asHttps = (cookies: Record<string, string>) =>
+        proxied.inject({ method: "GET", url: "/auth/session", headers: https, cookies });
+      expect((await asHttps({ "__Host-session": id })).statusCode).toBe(200);
+      // A `session` cookie (which plain http could have planted) means nothing over https.
+      expect((await asHttps({ session: id })).statusCode).toBe(401);
+    } finally {
+      await proxied.close();
+    }
+  });
+
+  it("answers S1 with 503 while the issuer cannot be reached, and the database stays up", async () => {
+    const away = await buildApp({
+      config: {
+        allowedOrigins: [],
+        rateLimit: { max: 1000, windowMs: 60_000 },
+        logLevel: "silent",
+        signIn: {
+          oidc: { issuer: "http://127.0.0.1:9", clientId: "c", clientSecret: "s", scopes: "openid", name: "x" },
+          emailCodes: false,
+          sessionIdleS: 600,
+          sessionTtlS: 3600,
+        },
+      },
+      database: handle,
+      verifier: createTokenVerifier({ secret: testSecret }),
+      logger: false,
+    });
+    try {
+      expect(problemOf(await away.inject({ method: "GET", url: "/auth/login" })).code).toBe("UNAVAILABLE");
+      expect((await away.inject({ method: "GET", url: "/readyz" })).statusCode).toBe(200);
+    } finally {
+      await away.close();
+    }
+  });
+});
+
 describe("the log", () => {
   it("holds no code, token, session id, state or e-mail address of a sign-in", async () => {
     const secrets: string[] = [];
