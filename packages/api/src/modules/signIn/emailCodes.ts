@@ -75,7 +75,7 @@ export async function verifyEmailCode(
   if (!/^\d{6}$/.test(params.code)) return null;
   const emailKey = emailKeyOf(params.email, settings.addressKey);
   const codeHash = codeHashOf(emailKey, params.code);
-  const [row] = await db
+  const rows = await db
     .update(emailCodes)
     .set({
       tries: sql`${emailCodes.tries} + 1`,
@@ -90,5 +90,7 @@ export async function verifyEmailCode(
       ),
     )
     .returning({ usedAt: emailCodes.usedAt, next: emailCodes.next });
-  return row?.usedAt ? { next: row.next } : null;
+  // Two starts at once may leave two live codes: each try counts on both, and either may match.
+  const used = rows.find((row) => row.usedAt !== null);
+  return used ? { next: used.next } : null;
 }
