@@ -125,6 +125,31 @@ describe.skipIf(!chromiumPath)("sign-in in Chromium", () => {
     }
   });
 
+  it('signs a patient in from the booking page\'s "My appointments" through the identity provider', async () => {
+    if (!browser) throw new Error("no browser");
+    const clinicId = await createClinic(handle.db, { name: "Praxis Buchung", timezone: "Europe/Berlin" });
+    await handle.db.update(clinics).set({ onlineBooking: true }).where(eq(clinics.id, clinicId));
+    const email = `pat-${unique()}@clinic.test`;
+    provider.nextAccount = { sub: `pat-${unique()}`, email, email_verified: true, name: "Pat Patient" };
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      await page.goto(`${base}/book/${clinicId}`);
+      const mine = page.getByRole("region", { name: "My appointments" });
+      await mine.getByRole("link", { name: "Sign in" }).click();
+      await page.waitForURL(`${base}/book/${clinicId}`);
+      await mine.getByText("No upcoming appointments.").waitFor();
+      const bar = page.getByRole("navigation", { name: "Account" });
+      expect(await bar.textContent()).toContain("Pat Patient");
+      await bar.getByRole("button", { name: "Sign out" }).click();
+      await page.getByRole("button", { name: /sign me out/i }).click();
+      await page.waitForURL(`${base}/`);
+      await bar.getByText("Not signed in.").waitFor();
+    } finally {
+      await context.close();
+    }
+  });
+
   it("offers the e-mail code form on the page when the service has no OpenID Provider", async () => {
     if (!browser) throw new Error("no browser");
     const codesOnly = await buildApp({
