@@ -26,10 +26,12 @@ import {
   calendarKeyOf,
   toDomainError,
   type MailTransport,
+  type OidcSettings,
 } from "@clinic/api";
 import type { Config } from "@clinic/config";
 import type { DbHandle } from "@clinic/db";
-import { assertSameSite, authenticate } from "./auth.ts";
+import { type SessionCheck, assertSameSite, authenticate } from "./auth.ts";
+import { registerSignIn } from "./signIn.ts";
 import { type WebOptions, registerWeb } from "./web.ts";
 import { type MailCatcher, registerDevMail } from "./mailCatcher.ts";
 import { fhirRoutes } from "./fhir/plugin.ts";
@@ -57,6 +59,7 @@ export interface AppOptions {
         | "metricsToken"
         | "calendars"
         | "nodeEnv"
+        | "signIn"
       >
     >;
   /** Run this process's background workers (webhook deliveries, reminders, e-mails, the waitlist); default false. */
@@ -81,11 +84,17 @@ export interface AppOptions {
    * a local catcher whose mails /dev/mail shows (development).
    */
   mail?: { transport: MailTransport | null; from: string; publicUrl?: string | undefined; catcher?: MailCatcher };
+  /** How the OpenID Connect client reaches the issuer (default fetch); tests stand between them. */
+  oidcFetch?: OidcSettings["fetch"];
 }
 
-/** A manage link's token is a credential: request logs show `/manage/…` paths (and /trpc's manage calls) without it. */
+/**
+ * A manage link's token is a credential: request logs show `/manage/…` paths (and /trpc's manage
+ * calls) without it; nor do they show a sign-in callback's code and state (§22).
+ */
 export function redactUrl(url: string): string {
   return url
+    .replace(/^(\/auth\/callback)\?.*$/, "$1?[redacted]")
     .replace(/\/manage\/[^/?#]+/g, "/manage/[redacted]")
     .replace(/^(\/trpc\/[^?]*manage\.[^?]*)\?.*$/, "$1?[redacted]");
 }
@@ -169,6 +178,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   };
   const provisioner = new UserProvisioner();
   const db = options.database.db;
+  const signIn = options.config.signIn ?? {
+    oidc: null,
+    emailCodes: false,
+    sessionIdleS: 28_800,
+    sessionTtlS: 43_200,
+  };
+  const sessionCheck: SessionCheck = {
+    limits: { idleS: signIn.sessionIdleS, ttlS: signIn.sessionTtlS },
+    now: options.now ?? (() => new Date()),
+  };
   const metrics = createMetrics(options.database, availabilityCache, options.now ?? (() => new Date()));
   registerMetricsRoutes(app, metrics, options.config.metricsToken);
 
@@ -180,7 +199,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   /** One context per request, shared by the REST adapter and /trpc. */
   const createContext = (request: FastifyRequest): Promise<Context> => {
     const req = request as RequestWithContext;
-    req[contextKey] ??= authenticate(request, options.verifier, provisioner, db).then((auth) =>
+    req[contextKey] ??= authenticate(request, options.verifier, provisioner, db, sessionCheck).then((auth) =>
       createContextInner({
         db,
         user: auth.user,
@@ -340,7 +359,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       (to !== undefined && (typeof to !== "string" || !datePattern.test(to)))
     )
       return undefined;
-    const auth = await authenticate(request, options.verifier, provisioner, db);
+    const auth = await authenticate(request, options.verifier, provisioner, db, sessionCheck);
     // O3 answers guests too (§15): a visitor is nobody's member, which is all the lookup asks.
     if (!auth.user && (kind !== "online" || auth.authError !== null)) return undefined;
     const ifNoneMatch = request.headers["if-none-match"];
@@ -370,6 +389,22 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       }),
     { prefix: "/fhir/R4" },
   );
+  // Sign-in (§22): OpenID Connect, e-mailed codes, sessions (docs/sign-in.md).
+  await registerSignIn(app, {
+    db,
+    oidc: signIn.oidc ? { ...signIn.oidc, fetch: options.oidcFetch } : null,
+    emailCodes: signIn.emailCodes,
+    limits: sessionCheck.limits,
+    publicUrl: options.config.publicUrl,
+    allowedOrigins: options.config.allowedOrigins,
+    startsPerMinute: limits.guestWritesPerMinute,
+    addressKey: options.config.guestAddressKey,
+    mail: {
+      transport: options.mail?.transport ?? null,
+      from: options.mail?.from ?? "Clinic Scheduling <no-reply@localhost>",
+    },
+    now: sessionCheck.now,
+  });
   if (options.web) await registerWeb(app, options.web);
   if (options.mail?.catcher) registerDevMail(app, options.mail.catcher);
 

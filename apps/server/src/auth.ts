@@ -1,6 +1,15 @@
 import type { FastifyRequest } from "fastify";
-import { type AuthUser, DomainError, type TokenVerifier, type UserProvisioner, toDomainError } from "@clinic/api";
+import {
+  type AuthUser,
+  DomainError,
+  type SessionLimits,
+  type TokenVerifier,
+  type UserProvisioner,
+  sessionOf,
+  toDomainError,
+} from "@clinic/api";
 import type { Db } from "@clinic/db";
+import { sessionCookieOf } from "./signIn.ts";
 
 export interface RequestAuth {
   user: AuthUser | null;
@@ -18,7 +27,17 @@ export function tokenOf(request: FastifyRequest): { token: string; via: "cookie"
   return null;
 }
 
+/** How a request's session cookie is checked (§22). */
+export interface SessionCheck {
+  limits: SessionLimits;
+  now: () => Date;
+}
+
 /**
+ * The request's caller. Cookies win (§22): the `session` cookie, then `access_token`, then
+ * `Authorization: Bearer`; the others are ignored, valid or not. A session is one lookup by its
+ * hash; a token is verified and its user provisioned.
+ *
  * Verifies the request's token and provisions its user. A refused token is not an exception here:
  * procedures that need a user answer 401 with `authError`; a database outage during provisioning is.
  */
@@ -27,7 +46,14 @@ export async function authenticate(
   verifier: TokenVerifier,
   provisioner: UserProvisioner,
   db: Db,
+  sessions: SessionCheck,
 ): Promise<RequestAuth> {
+  const sessionId = sessionCookieOf(request);
+  if (sessionId !== undefined) {
+    const session = await sessionOf(db, sessionId, sessions.now(), sessions.limits);
+    if (session) return { user: session.user, authError: null, via: "cookie" };
+    return { user: null, authError: "the session has ended: sign in again", via: "cookie" };
+  }
   const found = tokenOf(request);
   if (!found) return { user: null, authError: null, via: null };
   try {
@@ -44,7 +70,7 @@ export async function authenticate(
 const safeMethods = new Set(["GET", "HEAD", "OPTIONS"]);
 
 /**
- * Cross-site protection: a cookie-authenticated write whose Origin is neither the service's own
+ * Cross-site protection: a cookie-authenticated (session or access_token) write whose Origin is neither the service's own
  * (its pages at /book and /desk) nor in ALLOWED_ORIGINS is refused. Bearer requests carry no
  * ambient credential and are not subject to it.
  */
@@ -52,7 +78,7 @@ export function assertSameSite(request: FastifyRequest, allowedOrigins: readonly
   if (safeMethods.has(request.method)) return;
   const origin = request.headers.origin;
   if (origin === undefined) return;
-  if (!request.cookies.access_token) return;
+  if (!request.cookies.access_token && sessionCookieOf(request) === undefined) return;
   if (allowedOrigins.includes(origin)) return;
   if (origin === `${request.protocol}://${request.host}`) return;
   throw new DomainError("FORBIDDEN", `cross-site request from origin ${origin} refused`);

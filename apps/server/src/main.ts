@@ -203,6 +203,12 @@ async function printBanner(config: Config, prepared: Prepared, port: number, sta
     console.log(`  Sign in to the pages as a demo user (development): ${base}/dev/sign-in`);
   if (!config.mail.smtpUrl && config.nodeEnv !== "production")
     console.log(`  E-mails to patients (development, no SMTP_URL): ${base}/dev/mail`);
+  // Sign-in (§22, docs/sign-in.md): which ways in the pages offer.
+  const ways = [
+    ...(config.signIn.oidc ? [`OpenID Connect at ${config.signIn.oidc.issuer} (${base}/auth/login)`] : []),
+    ...(config.signIn.emailCodes ? ["e-mailed codes"] : []),
+  ];
+  console.log(`  Sign-in: ${ways.length > 0 ? ways.join(", ") : "none configured (OIDC_ISSUER, EMAIL_SIGN_IN)"}`);
   if (secret && config.nodeEnv !== "production") {
     const token = await mintToken(
       secret,

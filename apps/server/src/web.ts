@@ -22,7 +22,8 @@ export interface WebOptions {
   distDir?: string;
   /**
    * Only while the service runs with its development secret: `/dev/sign-in` mints a token cookie
-   * for one of these users. Absent in production, where the identity provider sets the cookie.
+   * for one of these users. Absent in production, where people sign in through the service's own
+   * sign-in (OpenID Connect or e-mailed codes, docs/sign-in.md).
    */
   devSignIn?: { secret: string; issuer?: string | undefined; audience?: string | undefined; users: DevUser[] };
 }
@@ -81,7 +82,7 @@ export async function registerWeb(app: FastifyInstance, options: WebOptions): Pr
       return reply.type("text/html; charset=utf-8")
         .send(`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Sign in (development)</title>
 <style>body{font-family:system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem}button{font:inherit;padding:.6rem 1rem;margin:.3rem 0;min-width:100%;text-align:left}</style></head>
-<body><h1>Sign in (development only)</h1><p>This service runs with its development secret, so it signs its own tokens. Choose who you are; a token cookie is set for this site. In production the identity provider sets the cookie and this page does not exist.</p>
+<body><h1>Sign in (development only)</h1><p>This service runs with its development secret, so it signs its own tokens. Choose who you are; a token cookie is set for this site. In production people sign in through the identity provider (OpenID Connect) or an e-mailed code (docs/sign-in.md), and this page does not exist.</p>
 ${buttons}
 <form method="post" action="/dev/sign-out"><button type="submit">Sign out</button></form></body></html>`);
     });

@@ -4,6 +4,7 @@ import { createRoot } from "react-dom/client";
 import { BookingPage } from "./BookingPage.tsx";
 import { DeskPage } from "./DeskPage.tsx";
 import { ManagePage } from "./ManagePage.tsx";
+import { AccountBar } from "./SignIn.tsx";
 import "./styles.css";
 
 // The reports page brings Chart.js: loaded only when that page is opened, so the other pages stay small.
@@ -43,7 +44,8 @@ function Page() {
         clinic&apos;s setup at <code>/desk/&lt;clinic id&gt;/setup</code>.
       </p>
       <p>
-        In development, <a href="/dev/sign-in">sign in as a demo user</a>. API reference: <a href="/docs">/docs</a>.
+        Sign in with the control at the top of the page; in development also <a href="/dev/sign-in">as a demo user</a>.
+        API reference: <a href="/docs">/docs</a>.
       </p>
     </main>
   );
@@ -54,6 +56,7 @@ if (root) {
   createRoot(root).render(
     <StrictMode>
       <QueryClientProvider client={queryClient}>
+        <AccountBar />
         <Page />
       </QueryClientProvider>
     </StrictMode>,

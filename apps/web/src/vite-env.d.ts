@@ -1,6 +1,9 @@
 /// <reference types="vite/client" />
 
 interface ImportMetaEnv {
-  /** Where a visitor signs in (the identity provider's page); default `/dev/sign-in` (development). */
+  /**
+   * A sign-in page of the deployment's own, replacing the service's (S1 or the e-mail code form,
+   * docs/web.md#sign-in); unset = the service's.
+   */
   readonly VITE_SIGN_IN_URL?: string;
 }

@@ -6,6 +6,7 @@
 export const domainCodes = [
   "VALIDATION_FAILED",
   "UNAUTHENTICATED",
+  "SIGN_IN_FAILED",
   "FORBIDDEN",
   "NOT_FOUND",
   "STALE_UPDATED_AT",

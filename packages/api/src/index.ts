@@ -23,6 +23,29 @@ export {
   createTokenVerifier,
   mintToken,
 } from "./modules/identity/index.ts";
+export {
+  OidcClient,
+  type OidcSettings,
+  type SessionLimits,
+  type SessionView,
+  SignInFailed,
+  type VerifiedSignIn,
+  consumeLoginState,
+  createSession,
+  decryptFor,
+  emailCodeRules,
+  encryptFor,
+  endSession,
+  endSessionsOfUser,
+  idTokenKeyOf,
+  safeNext,
+  saveLoginState,
+  sessionOf,
+  startEmailCode,
+  userForEmail,
+  userForIdentity,
+  verifyEmailCode,
+} from "./modules/signIn/index.ts";
 export { refreshSharedProvider } from "./modules/members/index.ts";
 export { calendarKeyOf } from "./modules/calendars/index.ts";
 export { appRouter, type AppRouter } from "./router/index.ts";

@@ -14,7 +14,12 @@ import {
 } from "../testing/index.ts";
 
 const t = useTestDatabase();
-const claimsOf = (sub: string, email: string) => ({ sub, email });
+/** Claims as the verifier passes them on; the issuer vouches for the e-mail unless told otherwise. */
+const claimsOf = (sub: string, email: string, emailVerified: unknown = true) => ({
+  sub,
+  email,
+  email_verified: emailVerified,
+});
 
 describe("user provisioning", () => {
   it("re-keys a placeholder invited by e-mail to the sub of the person's first token", async () => {
@@ -25,6 +30,21 @@ describe("user provisioning", () => {
     await new UserProvisioner().provision(t.db, claimsOf(sub, email.toUpperCase()));
     const [membership] = await t.db.select().from(clinicMembers).where(eq(clinicMembers.id, invited.id));
     expect(membership?.userId).toBe(sub);
+  });
+
+  it("does not re-key a placeholder for a token whose issuer does not say email_verified: true (issue 47)", async () => {
+    const c = await clinicFixture(t.db);
+    const email = `victim-${crypto.randomUUID()}@test.example`;
+    const invited = await c.asAdmin.members.add({ clinic_id: c.clinicId, email, full_name: "Invited" });
+    const unverified = [
+      claimsOf(crypto.randomUUID(), email, false),
+      claimsOf(crypto.randomUUID(), email, "true"),
+      { sub: crypto.randomUUID(), email },
+    ];
+    for (const claims of unverified)
+      expect(await codeOf(new UserProvisioner().provision(t.db, claims))).toBe("UNAUTHENTICATED");
+    const [membership] = await t.db.select().from(clinicMembers).where(eq(clinicMembers.id, invited.id));
+    expect(membership?.userId).toBe(invited.user_id);
   });
 
   it("moves an invited provider's hours, services and appointments to the person, keeping the membership id", async () => {

@@ -169,6 +169,43 @@ const envSchema = z.object({
       .optional(),
   ),
   MAIL_FROM: z.preprocess(emptyToUndefined, z.string().min(3).default("Clinic Scheduling <no-reply@localhost>")),
+  // Sign-in (CONTRACT §22, docs/sign-in.md): OpenID Connect, e-mail codes, sessions.
+  OIDC_ISSUER: z.preprocess(
+    emptyToUndefined,
+    z
+      // Kept exactly as given: it must equal the discovery document's `issuer` (Auth0's ends in "/").
+      .url({ message: "must be the issuer's URL, e.g. https://id.example/realms/clinic" })
+      .optional(),
+  ),
+  OIDC_CLIENT_ID: optionalString,
+  OIDC_CLIENT_SECRET: optionalString,
+  OIDC_SCOPES: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .default("openid email profile")
+      .refine((scopes) => scopes.split(/\s+/).includes("openid"), "must include openid"),
+  ),
+  OIDC_NAME: optionalString,
+  EMAIL_SIGN_IN: z.preprocess(emptyToUndefined, z.enum(["true", "false"]).optional()),
+  SESSION_IDLE_S: z.preprocess(
+    emptyToUndefined,
+    z.coerce
+      .number()
+      .int()
+      .min(60)
+      .max(30 * 86_400)
+      .default(28_800),
+  ),
+  SESSION_TTL_S: z.preprocess(
+    emptyToUndefined,
+    z.coerce
+      .number()
+      .int()
+      .min(60)
+      .max(90 * 86_400)
+      .default(43_200),
+  ),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -230,6 +267,17 @@ export interface Config {
    * production start stores no calendar without it; the sync interval and the stale limit, seconds.
    */
   calendars: { key: string | undefined; syncIntervalS: number; staleAfterS: number };
+  /**
+   * Sign-in (CONTRACT §22, docs/sign-in.md): the OpenID Provider (null = OIDC off, S1 answers
+   * 404), whether e-mail codes are on (EMAIL_SIGN_IN; default on with SMTP_URL or outside
+   * production), and the sessions' idle and absolute lifetimes in seconds.
+   */
+  signIn: {
+    oidc: { issuer: string; clientId: string; clientSecret: string; scopes: string; name: string } | null;
+    emailCodes: boolean;
+    sessionIdleS: number;
+    sessionTtlS: number;
+  };
   /** How often the background workers poll the job queue. */
   jobPollIntervalMs: number;
   jobLeaseS: number;
@@ -263,6 +311,26 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       "must be 1 on the embedded database (one process owns it): set DATABASE_URL for more",
     );
   }
+  const oidcParts = [e.OIDC_ISSUER, e.OIDC_CLIENT_ID, e.OIDC_CLIENT_SECRET];
+  if (oidcParts.some((part) => part !== undefined) && oidcParts.some((part) => part === undefined)) {
+    const missing = (["OIDC_ISSUER", "OIDC_CLIENT_ID", "OIDC_CLIENT_SECRET"] as const).find(
+      (_name, i) => oidcParts[i] === undefined,
+    );
+    throw new ConfigError(
+      missing ?? "OIDC_ISSUER",
+      "is required: OpenID Connect needs OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET",
+    );
+  }
+  const oidc =
+    e.OIDC_ISSUER && e.OIDC_CLIENT_ID && e.OIDC_CLIENT_SECRET
+      ? {
+          issuer: e.OIDC_ISSUER,
+          clientId: e.OIDC_CLIENT_ID,
+          clientSecret: e.OIDC_CLIENT_SECRET,
+          scopes: e.OIDC_SCOPES,
+          name: e.OIDC_NAME ?? "Sign in",
+        }
+      : null;
   return {
     nodeEnv: e.NODE_ENV,
     port: e.PORT,
@@ -295,6 +363,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       key: e.CALENDAR_KEY,
       syncIntervalS: e.CALENDAR_SYNC_INTERVAL_S,
       staleAfterS: e.CALENDAR_STALE_AFTER_S,
+    },
+    signIn: {
+      oidc,
+      emailCodes:
+        e.EMAIL_SIGN_IN === undefined
+          ? e.SMTP_URL !== undefined || e.NODE_ENV !== "production"
+          : e.EMAIL_SIGN_IN === "true",
+      sessionIdleS: e.SESSION_IDLE_S,
+      sessionTtlS: e.SESSION_TTL_S,
     },
     jobPollIntervalMs: e.JOB_POLL_INTERVAL_MS,
     jobLeaseS: e.JOB_LEASE_S,

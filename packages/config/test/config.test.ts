@@ -90,4 +90,34 @@ describe("loadConfig", () => {
     expect(message).toContain(variable);
     expect(message).not.toContain("\n");
   });
+
+  it("reads sign-in (§22): OIDC needs all three of issuer, client id and secret; e-mail codes on by default outside production or with SMTP", () => {
+    const none = loadConfig({});
+    expect(none.signIn).toEqual({ oidc: null, emailCodes: true, sessionIdleS: 28_800, sessionTtlS: 43_200 });
+    expect(loadConfig({ NODE_ENV: "production", JWT_SECRET: "x".repeat(32) }).signIn.emailCodes).toBe(false);
+    expect(
+      loadConfig({ NODE_ENV: "production", JWT_SECRET: "x".repeat(32), SMTP_URL: "smtp://mail.example:587" }).signIn
+        .emailCodes,
+    ).toBe(true);
+    expect(loadConfig({ EMAIL_SIGN_IN: "false" }).signIn.emailCodes).toBe(false);
+    const oidc = loadConfig({
+      OIDC_ISSUER: "https://tenant.auth0.example/",
+      OIDC_CLIENT_ID: "clinic",
+      OIDC_CLIENT_SECRET: "secret",
+      OIDC_NAME: "Sign in with Auth0",
+    }).signIn.oidc;
+    // The issuer is kept exactly: it must equal the discovery document's.
+    expect(oidc).toEqual({
+      issuer: "https://tenant.auth0.example/",
+      clientId: "clinic",
+      clientSecret: "secret",
+      scopes: "openid email profile",
+      name: "Sign in with Auth0",
+    });
+    expect(() => loadConfig({ OIDC_ISSUER: "https://id.example", OIDC_CLIENT_ID: "clinic" })).toThrow(
+      /OIDC_CLIENT_SECRET/,
+    );
+    expect(() => loadConfig({ OIDC_SCOPES: "email profile" })).toThrow(/OIDC_SCOPES/);
+    expect(() => loadConfig({ SESSION_IDLE_S: "10" })).toThrow(/SESSION_IDLE_S/);
+  });
 });

@@ -13,7 +13,16 @@ export type Placement =
   | { table: string; kind: "reference" }
   | { table: string; kind: "distributed"; column: string; colocateWith: string | null };
 
-const referenceTables = new Set(["users", "shared_providers"]);
+// Sign-in (docs/sign-in.md#storage): clinic-free, read on every node, joined with users.
+const referenceTables = new Set([
+  "users",
+  "shared_providers",
+  "sessions",
+  "identities",
+  "login_states",
+  "email_codes",
+  "sign_in_counters",
+]);
 /** Tables distributed by a key of their own (not co-located with clinics). */
 const ownKeyTables: Record<string, string> = { provider_busy: "user_id" };
 

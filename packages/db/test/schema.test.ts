@@ -83,7 +83,7 @@ describe("schema", () => {
     expect(rows.filter((r) => /_\d+$/.test(r.name))).toEqual([]);
   });
 
-  it("places every table of the schema on Citus: users on every node, the rest by clinic", () => {
+  it("places every table of the schema on Citus: users and the clinic-free tables on every node, the rest by clinic", () => {
     const byTable = new Map(placements().map((p) => [p.table, p]));
     expect(byTable.get("users")).toEqual({ table: "users", kind: "reference" });
     expect(byTable.get("clinics")).toMatchObject({ kind: "distributed", column: "id" });
@@ -95,11 +95,23 @@ describe("schema", () => {
       if (columns.some((c) => c.name === "clinic_id") && name !== "provider_busy")
         expect(byTable.get(name)).toMatchObject({ column: "clinic_id", colocateWith: "clinics" });
     }
+    // Sign-in's tables have no clinic: on every node, joined with users (docs/sign-in.md#storage).
+    for (const name of ["sessions", "identities", "login_states", "email_codes", "sign_in_counters"])
+      expect(byTable.get(name)).toEqual({ table: name, kind: "reference" });
     expect(
       placements()
-        .slice(0, 3)
+        .slice(0, 8)
         .map((p) => p.table),
-    ).toEqual(["users", "shared_providers", "clinics"]);
+    ).toEqual([
+      "users",
+      "email_codes",
+      "identities",
+      "login_states",
+      "sessions",
+      "shared_providers",
+      "sign_in_counters",
+      "clinics",
+    ]);
   });
 
   it("indexes every foreign key to users by its column, so that deleting a user scans no whole table", async () => {

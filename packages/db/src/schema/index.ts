@@ -7,3 +7,4 @@ export * from "./events.ts";
 export * from "./messages.ts";
 export * from "./resources.ts";
 export * from "./calendars.ts";
+export * from "./signIn.ts";

@@ -37,6 +37,11 @@ const claimsSchema = z.object({
     .regex(/^\+[1-9]\d{1,14}$/)
     .optional(),
   roles: z.array(z.string()).optional(),
+  /**
+   * The issuer vouches for `email` (OpenID Connect's claim). Only `true` lets a first token take
+   * over a placeholder user invited by that e-mail (users.ts, claimInvitation).
+   */
+  email_verified: z.unknown().optional(),
   /** Issued-at and expiry (epoch seconds): with them, two tokens of the same claims differ. */
   iat: z.number().optional(),
   exp: z.number().optional(),
@@ -110,14 +115,24 @@ export function createTokenVerifier(settings: JwtSettings): TokenVerifier {
   };
 }
 
-/** Signs a development/test token with the HS256 secret. */
+/**
+ * Signs a development/test token with the HS256 secret. The service's own tokens say
+ * `email_verified: true` (whoever holds JWT_SECRET vouches for the address), unless told otherwise.
+ */
 export async function mintToken(
   secret: string,
-  claims: { sub: string; email: string; phoneE164?: string | undefined; roles?: string[] | undefined },
+  claims: {
+    sub: string;
+    email: string;
+    phoneE164?: string | undefined;
+    roles?: string[] | undefined;
+    emailVerified?: boolean | undefined;
+  },
   options: { expiresIn?: string | number; issuer?: string | undefined; audience?: string | undefined } = {},
 ): Promise<string> {
   let jwt = new SignJWT({
     email: claims.email,
+    email_verified: claims.emailVerified ?? true,
     ...(claims.phoneE164 ? { phone_number: claims.phoneE164 } : {}),
     ...(claims.roles ? { roles: claims.roles } : {}),
   })

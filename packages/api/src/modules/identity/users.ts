@@ -73,7 +73,9 @@ async function upsertUserFromClaims(db: Db, claims: TokenClaims): Promise<void> 
  * invited by e-mail (it never signed in), the invitation is this person's: the e-mail, and the
  * placeholder's memberships with everything that names them as provider, move to this identity
  * (each membership keeps its id); a membership in a clinic where this identity is a member
- * already stays with the placeholder. An e-mail held by someone who has signed in is refused.
+ * already stays with the placeholder. An e-mail held by someone who has signed in is refused, and so
+ * is one the token's issuer does not call verified (`email_verified: true`): anyone can claim any
+ * address at a lax identity provider, and the placeholder's clinics would be theirs (issue 47).
  *
  * The rows are moved by hand rather than by ON UPDATE CASCADE, which a distributed database
  * refuses on keys that include the clinic (docs/scale-out.md).
@@ -84,6 +86,12 @@ async function claimInvitation(
   follow: PgUpdateSetSource<typeof users>,
   cause: unknown,
 ): Promise<void> {
+  if (claims.email_verified !== true)
+    throw new DomainError(
+      "UNAUTHENTICATED",
+      "the token's email belongs to another identity, and its issuer does not say the email is verified",
+      { cause },
+    );
   await db.transaction(async (tx) => {
     const [placeholder] = await tx
       .select({ id: users.id })

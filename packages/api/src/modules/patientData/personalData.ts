@@ -68,6 +68,14 @@ export const personalData: readonly PersonalColumn[] = [
   // Not the patient's: kept by erasure, listed so that the schema guard knows them.
   { table: "users", column: "email", subject: "user", erasure: "kept: the account is the user's, across clinics" },
   { table: "users", column: "phone_e164", subject: "user", erasure: "kept: the account is the user's, across clinics" },
+  // Sign-in (§22, docs/sign-in.md): the account's, not a clinic's; gone when the session ends.
+  { table: "sessions", column: "full_name", subject: "user", erasure: "kept: the session's, until it ends" },
+  {
+    table: "sessions",
+    column: "id_token",
+    subject: "user",
+    erasure: "kept: the issuer's ID token (logout hint), encrypted, until the session ends",
+  },
   { table: "clinic_members", column: "full_name", subject: "staff", erasure: "kept: a member of the clinic" },
   { table: "clinic_members", column: "email", subject: "staff", erasure: "kept" },
   { table: "clinic_members", column: "phone_e164", subject: "staff", erasure: "kept" },
