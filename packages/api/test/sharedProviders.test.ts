@@ -200,7 +200,7 @@ describe("one provider, many clinics", () => {
       });
     await book(a, services[0] ?? "");
     const sub = crypto.randomUUID();
-    await new UserProvisioner().provision(t.db, { sub, email });
+    await new UserProvisioner().provision(t.db, { sub, email, email_verified: true });
     const [shared] = await t.db.select().from(sharedProviders).where(eq(sharedProviders.userId, sub));
     expect(shared?.clinicIds).toHaveLength(2);
     expect(await codeOf(book(b, services[1] ?? ""))).toBe("SLOT_UNAVAILABLE");
