@@ -56,6 +56,9 @@ export function SignInLink({ children = "Sign in" }: { children?: string }) {
   const methods = useMethods();
   const [open, setOpen] = useState(false);
   if (configuredUrl) return <a href={configuredUrl}>{children}</a>;
+  // Until the service has said how it signs people in, no way is offered: a link followed in that
+  // moment would go to the development sign-in, which a production service does not have.
+  if (methods.isPending) return <span aria-busy="true">{children}</span>;
   if (methods.data?.oidc) return <a href={loginUrl()}>{children}</a>;
   if (methods.data?.email) {
     if (open) return <EmailCodeForm />;

@@ -143,7 +143,7 @@ describe.skipIf(!chromiumPath)("the providers setup page in Chromium", () => {
       .getByTestId("providers-notice")
       .getByText(/^Anna Berg is suspended/)
       .waitFor();
-    expect(await anna.getByTestId("provider-status").textContent()).toBe("Suspended");
+    await expect.poll(() => anna.getByTestId("provider-status").textContent()).toBe("Suspended");
     await expect.poll(() => focusedName(page)).toBe("Reactivate Anna Berg");
     expect((await c.api.providers.get({ clinic_id: c.clinicId, user_id: c.anna.id })).status).toBe("suspended");
     expect(await bookingTimes(patient, c.clinicId, /^Physio - Anna Berg/)).toEqual([]);
@@ -155,7 +155,7 @@ describe.skipIf(!chromiumPath)("the providers setup page in Chromium", () => {
       .getByTestId("providers-notice")
       .getByText(/^Anna Berg is reactivated/)
       .waitFor();
-    expect(await anna.getByTestId("provider-status").textContent()).toBe("Approved");
+    await expect.poll(() => anna.getByTestId("provider-status").textContent()).toBe("Approved");
     expect(await bookingTimes(patient, c.clinicId, /^Physio - Anna Berg/)).toEqual(annaHours);
   });
 
