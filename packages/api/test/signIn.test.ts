@@ -1,12 +1,15 @@
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { sessions } from "@clinic/db";
+import { emailCodes, rowsOf, sessions, signInCounters } from "@clinic/db";
 import {
   createSession,
   decryptFor,
   encryptFor,
   endSessionsOfUser,
   idTokenKeyOf,
+  pruneEmailCodes,
+  pruneSessions,
+  pruneSignInCounters,
   safeNext,
   sessionOf,
   startEmailCode,
@@ -144,5 +147,53 @@ describe("the ID token at rest", () => {
     expect(decryptFor(key, "session-a", stored)).toBe("header.payload.signature");
     expect(decryptFor(key, "session-b", stored)).toBeNull();
     expect(decryptFor(idTokenKeyOf("secret-two"), "session-a", stored)).toBeNull();
+  });
+});
+
+// The clean-ups run now and then from a sign-in (1–2% of calls), so a request rarely reaches them:
+// each is called here, on every database, so that a statement one of them cannot run (a raw Date
+// bound where PostgreSQL needed a type: 500 on 2% of e-mail code starts) is found at once.
+describe("clean-ups of ended rows", () => {
+  it("delete only what ended more than a day ago: codes, counter windows, sessions", async () => {
+    const now = at("2031-05-01T12:00:00Z");
+    const old = at("2031-04-29T12:00:00Z");
+    const settings = { addressKey: undefined, startsPerMinute: 1000 };
+    const email = `prune-${unique()}@clinic.test`;
+    await startEmailCode(t.db, { email, next: "/", clientAddress: "192.0.2.7", now: old }, settings);
+    await startEmailCode(t.db, { email, next: "/", clientAddress: "192.0.2.7", now }, settings);
+    const user = await createUser(t.db);
+    await createSession(t.db, { userId: user.id, method: "email", now: old, limits });
+    const fresh = await createSession(t.db, { userId: user.id, method: "email", now, limits });
+
+    await pruneEmailCodes(t.db, now);
+    await pruneSignInCounters(t.db, now);
+    await pruneSessions(t.db, now, limits);
+
+    const count = async (table: typeof emailCodes | typeof signInCounters | typeof sessions, before: Date) => {
+      const column =
+        table === emailCodes
+          ? emailCodes.expiresAt
+          : table === signInCounters
+            ? signInCounters.windowStart
+            : sessions.expiresAt;
+      const [row] = rowsOf<{ n: number }>(
+        await t.db.execute(
+          sql`select count(*)::int as n from ${table} where ${column} < ${before.toISOString()}::timestamptz`,
+        ),
+      );
+      return row?.n ?? -1;
+    };
+    const dayAgo = new Date(now.getTime() - 86_400_000);
+    expect(await count(emailCodes, dayAgo)).toBe(0);
+    expect(await count(signInCounters, dayAgo)).toBe(0);
+    expect(await count(sessions, dayAgo)).toBe(0);
+    // What is newer stays: today's code signs in, today's session is valid.
+    expect(await sessionOf(t.db, fresh.id, now, limits)).not.toBeNull();
+    const [live] = rowsOf<{ n: number }>(
+      await t.db.execute(
+        sql`select count(*)::int as n from ${emailCodes} where ${emailCodes.expiresAt} > ${now.toISOString()}::timestamptz`,
+      ),
+    );
+    expect(live?.n).toBeGreaterThan(0);
   });
 });

@@ -1,4 +1,4 @@
-import { and, eq, gt, isNull, sql } from "drizzle-orm";
+import { and, eq, gt, isNull, lt, sql } from "drizzle-orm";
 import { type Db, emailCodes } from "@clinic/db";
 import { clientKeyOf } from "../ratelimit/index.ts";
 import { hitSignInLimit } from "./limits.ts";
@@ -57,9 +57,14 @@ export async function startEmailCode(
       expiresAt: new Date(now.getTime() + emailCodeRules.validS * 1000),
     });
   });
-  if (Math.random() < 0.02)
-    await db.delete(emailCodes).where(sql`${emailCodes.expiresAt} < ${new Date(now.getTime() - 86_400_000)}`);
+  // Now and then, from a start: codes that ended a day ago are of no use to anyone.
+  if (Math.random() < 0.02) await pruneEmailCodes(db, now);
   return code;
+}
+
+/** Deletes the codes that expired more than a day before `now`. */
+export async function pruneEmailCodes(db: Db, now: Date): Promise<void> {
+  await db.delete(emailCodes).where(lt(emailCodes.expiresAt, new Date(now.getTime() - 86_400_000)));
 }
 
 /**

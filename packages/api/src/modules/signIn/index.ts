@@ -6,3 +6,4 @@ export * from "./oidc.ts";
 export * from "./people.ts";
 export { decryptFor, encryptFor, idTokenKeyOf } from "./secrets.ts";
 export * from "./sessions.ts";
+export { pruneSignInCounters } from "./limits.ts";

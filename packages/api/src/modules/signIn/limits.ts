@@ -1,4 +1,4 @@
-import { sql } from "drizzle-orm";
+import { lt, sql } from "drizzle-orm";
 import { type Db, rowsOf, signInCounters } from "@clinic/db";
 import { DomainError } from "../../errors.ts";
 import { type RateLimit, rateWindow } from "../ratelimit/index.ts";
@@ -17,13 +17,15 @@ export async function hitSignInLimit(db: Db, limit: RateLimit, now: Date, what: 
       returning hits`),
   );
   const hits = rows[0]?.hits ?? 0;
-  if (hits === 1 && Math.random() < 0.01) {
-    await db.execute(
-      sql`delete from ${signInCounters} where window_start < ${new Date(now.getTime() - 86_400_000).toISOString()}::timestamptz`,
-    );
-  }
+  // Now and then, from a window's first hit: windows that ended a day ago count nothing any more.
+  if (hits === 1 && Math.random() < 0.01) await pruneSignInCounters(db, now);
   if (hits > limit.max)
     throw new DomainError("RATE_LIMITED", `${what}; retry in ${String(window.retry_after_s)} s`, {
       extra: { retry_after_s: window.retry_after_s },
     });
+}
+
+/** Deletes the counters of windows that began more than a day before `now`. */
+export async function pruneSignInCounters(db: Db, now: Date): Promise<void> {
+  await db.delete(signInCounters).where(lt(signInCounters.windowStart, new Date(now.getTime() - 86_400_000)));
 }
