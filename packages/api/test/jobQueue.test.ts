@@ -185,6 +185,40 @@ describe("the job queue", () => {
     expect(id).not.toBe(again);
   }, 30_000);
 
+  it("fails a job whose attempts are spent when a claim reaches it, and reads no further than the claim's limit", async () => {
+    const clinicId = await newClinic();
+    const [oldest, spentInWindow, next, spentLater] = await enqueueMany(clinicId, 4);
+    // Due in this order; two of them died with their process on every attempt (attempts spent, lease over).
+    for (const [i, id] of [oldest, spentInWindow, next, spentLater].entries())
+      await one.db.execute(sql`update jobs set run_at = now() - make_interval(secs => ${100 - i}),
+        attempts = ${id === spentInWindow || id === spentLater ? 6 : 0},
+        leased_until = ${id === spentInWindow || id === spentLater ? sql`now() - interval '1 second'` : null}
+        where clinic_id = ${clinicId}::uuid and job_id = ${id ?? ""}::uuid`);
+    const claimOf = async (limit: number) => {
+      const [row] = rowsOf<{ claim: { jobs: { id: string; attempt: number }[] } }>(
+        await one.db.execute(
+          sql`select clinic_claim_jobs(${clinicId}::uuid, array['${sql.raw(queueNames.messageSend)}']::text[], ${limit}::int, 60, 6) as claim`,
+        ),
+      );
+      return row?.claim.jobs ?? [];
+    };
+    const state = async () =>
+      Object.fromEntries(
+        (await rowsOfClinic(clinicId)).map((r) => [r.jobId, { failed: r.failedAt !== null, error: r.lastError }]),
+      );
+    // The claim of two: the oldest is leased, the spent one beside it failed; the later spent one is
+    // not read by this claim at all.
+    expect((await claimOf(2)).map((j) => [j.id, j.attempt])).toEqual([[oldest, 1]]);
+    let rows = await state();
+    expect(rows[spentInWindow ?? ""]).toEqual({ failed: true, error: "no attempt finished within its lease" });
+    expect(rows[spentLater ?? ""]).toEqual({ failed: false, error: null });
+    // The next claim reaches it.
+    expect((await claimOf(2)).map((j) => j.id)).toEqual([next]);
+    rows = await state();
+    expect(rows[spentLater ?? ""]).toEqual({ failed: true, error: "no attempt finished within its lease" });
+    expect(rows[oldest ?? ""]?.failed).toBe(false);
+  });
+
   it("runs every job once when several processes work the queue at once", async () => {
     const clinicIds = await Promise.all([1, 2, 3, 4].map(() => newClinic()));
     const ids = (await Promise.all(clinicIds.map((c) => enqueueMany(c, 60)))).flat();
