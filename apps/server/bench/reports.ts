@@ -13,6 +13,7 @@
 // sitting, and the load average. Prints the figures as a Markdown table. Never fails on a timing.
 import { randomUUID } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
+import { Agent, get } from "node:http";
 import { loadavg } from "node:os";
 import { sql } from "drizzle-orm";
 import { mintToken } from "@clinic/api";
@@ -139,7 +140,35 @@ function rssMiB(pid: number): number {
   }
 }
 
-async function time(name: string, url: string, init: RequestInit, pid: number): Promise<Timing> {
+/**
+ * One GET, its body counted and dropped as it arrives: node:http, whose chunks are the socket's
+ * buffers. (fetch's body is a WHATWG stream: on this 2-core machine reading 68 MB of JSON through it
+ * took a third of a core from the server it measured, 0.3–0.5 s a request — docs/performance.md#reports.)
+ */
+function download(
+  url: string,
+  headers: Record<string, string>,
+): Promise<{ firstByte: number; size: number; code: number }> {
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const request = get(url, { headers, agent: keepAlive }, (response) => {
+      let size = 0;
+      let firstByte = 0;
+      response.on("data", (chunk: Buffer) => {
+        if (size === 0) firstByte = performance.now() - started;
+        size += chunk.byteLength;
+      });
+      response.on("end", () => {
+        resolve({ firstByte, size, code: response.statusCode ?? 0 });
+      });
+      response.on("error", reject);
+    });
+    request.on("error", reject);
+  });
+}
+const keepAlive = new Agent({ keepAlive: true });
+
+async function time(name: string, url: string, headers: Record<string, string>, pid: number): Promise<Timing> {
   const ms: number[] = [];
   const firstBytes: number[] = [];
   let bytes = 0;
@@ -150,23 +179,14 @@ async function time(name: string, url: string, init: RequestInit, pid: number): 
   try {
     for (let i = 0; i < runs + 2; i++) {
       const started = performance.now();
-      const response = await fetch(url, init);
-      let firstByte = 0;
-      let size = 0;
-      const reader = response.body?.getReader() as ReadableStreamDefaultReader<Uint8Array> | undefined;
-      for (;;) {
-        const chunk = await reader?.read();
-        if (!chunk || chunk.done) break;
-        if (size === 0) firstByte = performance.now() - started;
-        size += chunk.value.byteLength;
-      }
+      const { firstByte, size, code } = await download(url, headers);
       const elapsed = performance.now() - started;
       if (i >= 2) {
         ms.push(elapsed);
         firstBytes.push(firstByte);
       }
       bytes = size;
-      status = response.status;
+      status = code;
     }
   } finally {
     clearInterval(sampler);
@@ -218,7 +238,7 @@ try {
   ];
   for (const [name, url, h] of rows) {
     loads.push(loadavg()[0] ?? 0);
-    const timing = await time(name, url, { headers: h }, server.pid);
+    const timing = await time(name, url, h, server.pid);
     timings.push(timing);
     console.log(
       `  ${name}: median ${timing.medianMs.toFixed(1)} ms (first byte ${timing.firstByteMs.toFixed(1)} ms, server RSS ${timing.startRssMiB.toFixed(0)} MiB before, at most ${timing.peakRssMiB.toFixed(0)} MiB), p90 ${timing.p90Ms.toFixed(1)} ms, max ${timing.maxMs.toFixed(1)} ms, ${String(timing.bytes)} bytes, status ${String(timing.status)}`,
