@@ -1,12 +1,12 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
+import { createHash } from "node:crypto";
 import { z } from "zod";
+import { seal, unseal } from "../../domain/sealed.ts";
 
 /**
  * A calendar's secret — its full URL (an ICS subscription URL is often itself the credential) and
  * the CalDAV user and password — encrypted at rest with AES-256-GCM under a key derived from
- * CALENDAR_KEY (docs/calendars.md#secrets). The stored text is `v1.<iv>.<tag>.<ciphertext>`
- * (base64url); the calendar's id is bound to it as additional data, so a secret copied onto another
- * calendar's row does not decrypt.
+ * CALENDAR_KEY (docs/calendars.md#secrets), sealed by domain/sealed.ts: the calendar's id is bound
+ * to it as additional data, so a secret copied onto another calendar's row does not decrypt.
  */
 export interface CalendarSecret {
   url: string;
@@ -32,13 +32,7 @@ export function calendarKeyOf(settings: { key: string | undefined; production: b
 }
 
 export function encryptSecret(key: Buffer, calendarId: string, secret: CalendarSecret): string {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv("aes-256-gcm", key, iv);
-  cipher.setAAD(Buffer.from(calendarId));
-  const body = Buffer.concat([cipher.update(JSON.stringify(secret), "utf8"), cipher.final()]);
-  return ["v1", iv.toString("base64url"), cipher.getAuthTag().toString("base64url"), body.toString("base64url")].join(
-    ".",
-  );
+  return seal(key, calendarId, JSON.stringify(secret));
 }
 
 /** Decrypts a stored secret; throws (without the secret in the message) when the key or the text is wrong. */
@@ -46,14 +40,18 @@ export function decryptSecret(key: Buffer, calendarId: string, stored: string): 
   const [version, iv, tag, body] = stored.split(".");
   if (version !== "v1" || !iv || !tag || body === undefined)
     throw new Error("the calendar's stored secret is unreadable");
-  try {
-    const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(iv, "base64url"));
-    decipher.setAAD(Buffer.from(calendarId));
-    decipher.setAuthTag(Buffer.from(tag, "base64url"));
-    const text = Buffer.concat([decipher.update(Buffer.from(body, "base64url")), decipher.final()]).toString("utf8");
-    return secretSchema.parse(JSON.parse(text));
-  } catch {
+  const text = unseal(key, calendarId, stored);
+  const secret = text === null ? undefined : secretSchema.safeParse(safeJson(text));
+  if (!secret?.success)
     throw new Error("the calendar's secret does not decrypt with CALENDAR_KEY (was the key changed?)");
+  return secret.data;
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
   }
 }
 

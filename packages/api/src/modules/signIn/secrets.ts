@@ -1,4 +1,5 @@
-import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes, randomInt } from "node:crypto";
+import { createHash, createHmac, randomBytes, randomInt } from "node:crypto";
+import { seal, unseal } from "../../domain/sealed.ts";
 
 /** An opaque random value (256 bits, base64url): session ids, states, nonces, browser bindings. */
 export function randomToken(): string {
@@ -42,29 +43,14 @@ export function idTokenKeyOf(clientSecret: string): Buffer {
 }
 
 /**
- * AES-256-GCM, stored as `v1.<iv>.<tag>.<ciphertext>` (base64url) like a calendar's secret; the
- * session's id hash is the additional data, so a value copied onto another session does not decrypt.
+ * An ID token sealed for its session (domain/sealed.ts): the session's id hash is the additional
+ * data, so a value copied onto another session does not open.
  */
 export function encryptFor(key: Buffer, boundTo: string, plain: string): string {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv("aes-256-gcm", key, iv);
-  cipher.setAAD(Buffer.from(boundTo));
-  const body = Buffer.concat([cipher.update(plain, "utf8"), cipher.final()]);
-  return ["v1", iv.toString("base64url"), cipher.getAuthTag().toString("base64url"), body.toString("base64url")].join(
-    ".",
-  );
+  return seal(key, boundTo, plain);
 }
 
 /** The plain text, or null when the key or the stored text is wrong (a changed client secret). */
 export function decryptFor(key: Buffer, boundTo: string, stored: string): string | null {
-  const [version, iv, tag, body] = stored.split(".");
-  if (version !== "v1" || !iv || !tag || body === undefined) return null;
-  try {
-    const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(iv, "base64url"));
-    decipher.setAAD(Buffer.from(boundTo));
-    decipher.setAuthTag(Buffer.from(tag, "base64url"));
-    return Buffer.concat([decipher.update(Buffer.from(body, "base64url")), decipher.final()]).toString("utf8");
-  } catch {
-    return null;
-  }
+  return unseal(key, boundTo, stored);
 }
