@@ -52,7 +52,9 @@ const pgliteExtensions = { btree_gist, pg_trgm, unaccent };
 /** Opens the configured database: a postgres.js pool for a URL, embedded PGlite otherwise. */
 export async function openDatabase(options: DbOptions): Promise<DbHandle> {
   if (options.url) {
-    const client = postgres(options.url, {
+    const { url, path } = socketOf(options.url);
+    const client = postgres(url, {
+      ...(path ? { path } : {}),
       max: options.poolMax ?? 10,
       onnotice: () => undefined,
       // While the database is away every request must fail fast (503) and the pool must come back
@@ -100,6 +102,26 @@ export async function openDatabase(options: DbOptions): Promise<DbHandle> {
       await client.exec(script);
     },
   });
+}
+
+/**
+ * A PostgreSQL URL with libpq's `host` parameter naming a directory (`…?host=/var/run/postgresql`):
+ * the server's Unix socket in it, which postgres.js takes as `path`, and the URL without the
+ * parameter (postgres.js would send it to the server as a setting). Any other URL as it is.
+ * Where the database is on the same machine, a socket saves each round trip TCP's loopback work
+ * (docs/performance.md#the-servers-share, docs/operations.md).
+ */
+export function socketOf(databaseUrl: string): { url: string; path: string | undefined } {
+  let parsed: URL;
+  try {
+    parsed = new URL(databaseUrl);
+  } catch {
+    return { url: databaseUrl, path: undefined };
+  }
+  const host = parsed.searchParams.get("host");
+  if (!host?.startsWith("/")) return { url: databaseUrl, path: undefined };
+  parsed.searchParams.delete("host");
+  return { url: parsed.href, path: `${host.replace(/\/+$/, "")}/.s.PGSQL.${parsed.port || "5432"}` };
 }
 
 const loggerOf = ({ onQuery }: DbOptions) => (onQuery ? { logger: { logQuery: onQuery } } : {});
