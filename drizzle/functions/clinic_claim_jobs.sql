@@ -14,6 +14,10 @@ AS $function$
 DECLARE
   v_lease uuid := gen_random_uuid();
   v_jobs jsonb;
+  -- Values, not calls, in the CASEs below: Citus refuses a non-immutable function in a CASE of a
+  -- distributed table's UPDATE.
+  v_now timestamptz := now();
+  v_until timestamptz := now() + make_interval(secs => p_lease_s);
 BEGIN
   -- The clinic's oldest due jobs by jobs_clinic_due_idx (its range only, at most p_limit of them),
   -- then each by its key: leased, or failed when its attempts are spent. A spent job is failed only
@@ -30,10 +34,10 @@ BEGIN
     FOR UPDATE SKIP LOCKED),
   claimed AS (
     UPDATE jobs j
-    SET leased_until = CASE WHEN p.spent THEN j.leased_until ELSE now() + make_interval(secs => p_lease_s) END,
+    SET leased_until = CASE WHEN p.spent THEN j.leased_until ELSE v_until END,
         attempts = CASE WHEN p.spent THEN j.attempts ELSE j.attempts + 1 END,
         lease_id = CASE WHEN p.spent THEN NULL ELSE v_lease END,
-        failed_at = CASE WHEN p.spent THEN now() END,
+        failed_at = CASE WHEN p.spent THEN v_now END,
         last_error = CASE WHEN p.spent THEN coalesce(j.last_error, 'no attempt finished within its lease') ELSE j.last_error END
     FROM picked p
     WHERE j.clinic_id = p_clinic_id AND j.job_id = p.job_id
