@@ -130,6 +130,16 @@ describe("schema", () => {
     expect(unindexed).toEqual([]);
   });
 
+  it("keeps the rate-limit counters unlogged (no WAL a booking request) and every other table logged", async () => {
+    const tables = rowsOf<{ relname: string; relpersistence: string }>(
+      await handle.db.execute(sql`select c.relname, c.relpersistence::text as relpersistence from pg_class c
+        join pg_namespace n on n.oid = c.relnamespace
+        where n.nspname = 'public' and c.relkind in ('r', 'p') and c.relname !~ '_[0-9]+$'`),
+    );
+    expect(tables.filter((t) => t.relpersistence === "u").map((t) => t.relname)).toEqual(["rate_limit_counters"]);
+    expect(tables.length).toBeGreaterThan(20);
+  });
+
   it("re-running the migrations is a no-op", async () => {
     expect(await migrate(handle.db)).toEqual([]);
   });
