@@ -81,6 +81,8 @@ describe("RP2 streamed from PostgreSQL's text", () => {
     expect(json.statusCode).toBe(200);
     expect(json.headers["content-type"]).toMatch(/^application\/json/);
     expect(json.json()).toEqual(JSON.parse(JSON.stringify({ rows })));
+    // Byte for byte: keys in the row schema's order, numbers and escapes as JSON.stringify writes them.
+    expect(json.body).toBe(JSON.stringify({ rows }));
 
     const csv = await request(t.app, { method: "GET", url, token: c.admin.token, headers: { accept: "text/csv" } });
     expect(csv.statusCode).toBe(200);
@@ -142,12 +144,34 @@ describe("RP2 streamed from PostgreSQL's text", () => {
     expect(staff.statusCode).toBe(403);
   });
 
-  it("any text PostgreSQL writes as a CSV field is toCsv's field, and parses back (property)", async () => {
+  it("any text PostgreSQL writes as a CSV field is toCsv's field and parses back, and as JSON is JSON.stringify's (property)", async () => {
     const c = await clinicFixture(t.handle.db, { timezone: "Europe/Berlin" });
     const provider = await addProvider(t.handle.db, c.clinicId, "Prop Erty");
     const service = await addService(t.handle.db, c.clinicId, { name: "Property" });
     const text = fc.string({
-      unit: fc.constantFrom("a", ",", '"', "\r", "\n", "\t", "=", "+", "-", "@", " ", "é", "'", "\\", "日"),
+      unit: fc.constantFrom(
+        "a",
+        ",",
+        '"',
+        "\r",
+        "\n",
+        "\t",
+        "=",
+        "+",
+        "-",
+        "@",
+        " ",
+        "é",
+        "'",
+        "\\",
+        "日",
+        "\u0001",
+        "\u001f",
+        "\u007f",
+        "\u2028",
+        "😀",
+        "/",
+      ),
       maxLength: 12,
     });
     let day = 0;
@@ -175,6 +199,14 @@ describe("RP2 streamed from PostgreSQL's text", () => {
         });
         expect(response.body).toBe(toCsv(rows, Object.keys(rows[0] ?? {})));
         expect(rows).toHaveLength(1);
+        // As JSON, the same row written by PostgreSQL is JSON.stringify's, byte for byte.
+        const asJson = await request(t.app, {
+          method: "GET",
+          url: `/v1/clinics/${c.clinicId}/reports/appointments?from=${date}&to=${date}`,
+          token: c.admin.token,
+          headers: { accept: "application/json" },
+        });
+        expect(asJson.body).toBe(JSON.stringify({ rows }));
         const parsed: Record<string, string>[] = parse(response.body, { columns: true });
         const [last] = parsed;
         const defuse = (v: string) => (/^[=+\-@\t\r]/.test(v) ? `'${v}` : v);

@@ -154,15 +154,11 @@ function csvText(value: SQL): SQL {
  */
 const csvPlain = (value: SQL) => sql`coalesce((${value})::text, '')`;
 
-/**
- * RP2's columns in the row schema's order (the CSV header): each one's value, computed once per
- * row from the sorted rows (`sorted` below, aliased `a`), and whether it is free text (names, e-mail,
- * phone: quoted and defused in CSV) or of a known alphabet (UUIDs, statuses, local times, numbers,
- * booleans, instants: none has a comma, quote or line break or begins with = + - @ tab or CR).
- */
-function textColumns(timeZone: string): { name: string; value: SQL; text: boolean }[] {
-  const text = (name: string, value: SQL) => ({ name, value, text: true });
-  const plain = (name: string, value: SQL) => ({ name, value, text: false });
+/** RP2's columns in the row schema's order (the CSV header and the JSON keys). */
+function textColumns(timeZone: string): TextColumn[] {
+  const text = (name: string, value: SQL): TextColumn => ({ name, value, kind: "text" });
+  const plain = (name: string, value: SQL): TextColumn => ({ name, value, kind: "plain" });
+  const literal = (name: string, value: SQL): TextColumn => ({ name, value, kind: "literal" });
   return [
     plain("id", sql`a.id::text`),
     plain("start", isoText(sql`a.starts_at`)),
@@ -173,7 +169,7 @@ function textColumns(timeZone: string): { name: string; value: SQL; text: boolea
     text("provider_name", sql`a.provider_name`),
     plain("service_id", sql`a.service_id::text`),
     text("service_name", sql`a.service_name`),
-    plain("duration_min", durationMin),
+    literal("duration_min", durationMin),
     text("patient_name", sql`a.patient_name`),
     text("patient_email", sql`a.patient_email`),
     text("patient_phone_e164", sql`a.patient_phone_e164`),
@@ -181,18 +177,58 @@ function textColumns(timeZone: string): { name: string; value: SQL; text: boolea
     plain("booked_by_user_id", sql`a.booked_by_user_id::text`),
     plain("series_id", sql`a.series_id::text`),
     plain("created_at", isoText(sql`a.created_at`)),
-    plain("lead_time_hours", leadTimeHours),
+    literal("lead_time_hours", leadTimeHours),
     plain("canceled_at", isoText(sql`a.canceled_at`)),
-    plain("canceled_late", canceledLateOf(sql`a.patient_cancel_cutoff_min`)),
+    literal("canceled_late", canceledLateOf(sql`a.patient_cancel_cutoff_min`)),
     plain("rescheduled_at", isoText(sql`a.rescheduled_at`)),
   ];
+}
+
+/**
+ * A column of RP2's text: its value, computed once per row from the sorted rows (`sorted` below,
+ * aliased `a`), and its kind. `text`: free text (names, e-mail, phone), quoted and defused in CSV
+ * and escaped in JSON. `plain`: a text of a known alphabet (UUIDs, statuses, local times, instants:
+ * none has a comma, quote, backslash, control character or line break, or begins with = + - @ tab
+ * or CR), written as it is (a JSON string in quotes). `literal`: a number or boolean, as JSON and
+ * CSV write it. Each may be null (empty in CSV, `null` in JSON).
+ */
+interface TextColumn {
+  name: string;
+  value: SQL;
+  kind: "text" | "plain" | "literal";
+}
+
+/**
+ * A column as one JSON value, as JSON.stringify writes it: `to_json` escapes free text exactly as
+ * JSON.stringify does (quote, backslash, control characters); a value of a known alphabet only
+ * needs its quotes; numbers and booleans are their text (float8's shortest form, as JavaScript's).
+ */
+function jsonValue(column: TextColumn, value: SQL): SQL {
+  if (column.kind === "text") return sql`coalesce(to_json(${value})::text, 'null')`;
+  if (column.kind === "plain") return sql`coalesce('"' || ${value} || '"', 'null')`;
+  return sql`coalesce((${value})::text, 'null')`;
+}
+
+/**
+ * A row as one JSON object, keys in the row schema's order, by concatenation: row_to_json, which
+ * looks up each column's type output and escapes every string, was half of PostgreSQL's time for a
+ * year as JSON (docs/performance.md#reports).
+ */
+function jsonLine(columns: readonly TextColumn[]): SQL {
+  return sql.join(
+    columns.map((c, i) => {
+      const key = sql.raw(`'${i === 0 ? "{" : ","}"${c.name}":'`);
+      return sql`${key} || ${jsonValue(c, sql`r.${sql.identifier(c.name)}`)}`;
+    }),
+    sql` || `,
+  );
 }
 
 /** Rows per batch of the cursor: ~2,000 × ~400 bytes, under a MiB in memory at a time. */
 const textBatchRows = 2000;
 
 /**
- * RP2 written by PostgreSQL as text, in chunks: each row's JSON object (`row_to_json`, keys in the
+ * RP2 written by PostgreSQL as text, in chunks: each row's JSON object (`jsonLine`, keys in the
  * row schema's order) or CSV line is made by the statement, so this process reads one text per
  * row and joins them; the chunks follow a cursor, so the first leaves after the first batch and
  * memory does not grow with the rows. The same rows and values as `appointmentsReport` written by
@@ -225,11 +261,11 @@ export async function* appointmentsReportText(
   )} from (${sorted} offset 0) a`;
   const line =
     format === "json"
-      ? sql`row_to_json(r)::text`
+      ? sql`${jsonLine(columns)} || '}'`
       : sql.join(
           columns.map((c) => {
             const column = sql`r.${sql.identifier(c.name)}`;
-            return c.text ? csvText(column) : csvPlain(column);
+            return c.kind === "text" ? csvText(column) : csvPlain(column);
           }),
           sql` || ',' || `,
         );
