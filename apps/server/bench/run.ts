@@ -53,6 +53,10 @@
 //   alike, 30% with an Idempotency-Key, some exact retries that must answer the same appointment);
 //   bookings of one hot clinic; and the hot slot (50 simultaneous bookings of one slot: exactly
 //   one 201 and 49 × 409).
+// The booking rows and the floor also measure their WAL: `pg_current_wal_lsn()` before and after the
+// whole row (the bookings: warm-up included, over the appointments created; the floor: over its
+// pgbench transactions), printed as bytes per booking and per transaction and as their ratio (issue
+// 49: at most 3×). The cluster's WAL, so the machine's other databases must be quiet meanwhile.
 // Prints one table of ratios and one of raw figures with the load average of each row; writes
 // bench-results/bench.json and bench.md, and the section between `<!-- bench:start -->` and
 // `<!-- bench:end -->` of docs/performance.md. A benchmark never fails on a timing; it fails only
@@ -203,6 +207,13 @@ interface HttpRow extends LoadResult {
    * none was (undefined: not within 5 minutes). Deliveries keep pace when it is ≤ 30 s.
    */
   backlog?: { pending: number; drainedS: number | undefined };
+  /**
+   * The booking rows: WAL bytes per appointment written, `pg_current_wal_lsn()` before and after the
+   * whole row (warm-up included) over the appointments created meanwhile (the 201s); the webhook
+   * deliveries made during the row are in it. The cluster's WAL: anything else the database
+   * server does meanwhile counts too.
+   */
+  walPerBooking?: number;
 }
 
 interface WorkersRun {
@@ -219,7 +230,7 @@ interface DatabaseResult {
   postgres: string;
   pgbench: { tps: number; load1: number } | undefined;
   /** The safe-booking floor (../shared/bench, pgbench with minbook.sql) in the same sitting. */
-  floor: { tps: number; load1: number } | undefined;
+  floor: { tps: number; load1: number; walPerTransaction: number | undefined } | undefined;
   runs: WorkersRun[];
 }
 
@@ -271,8 +282,10 @@ async function runRow(database: DbHandle, id: RowId, workers: number, spec: Load
   const counted = workers === 1 && (id === "hit" || id === "revalidate" || id === "miss");
   const lookups = counted ? await cacheLookups(spec.base) : undefined;
   const before = load1();
+  const writes = spec.kind === "bookings" ? await walMark(database) : undefined;
   const result = await runLoad(spec);
   const row: HttpRow = { id, name, ...result, load1: Math.max(before, load1()) };
+  if (writes) row.walPerBooking = await walPerAppointment(database, writes);
   if (lookups) {
     const now = await cacheLookups(spec.base);
     row.cache = { hits: now.hits - lookups.hits, misses: now.misses - lookups.misses };
@@ -311,6 +324,24 @@ async function runRow(database: DbHandle, id: RowId, workers: number, spec: Load
     );
   }
   return row;
+}
+
+/** Where the WAL and the database's clock are now: the start of a booking row's WAL measurement. */
+async function walMark(database: DbHandle): Promise<{ lsn: string; at: string }> {
+  const [mark] = rowsOf<{ lsn: string; at: string }>(
+    await database.db.execute(sql`select pg_current_wal_lsn()::text as lsn, clock_timestamp()::text as at`),
+  );
+  if (!mark) throw new Error("no WAL position");
+  return mark;
+}
+
+/** WAL bytes since `mark` over the appointments created since (undefined when none was). */
+async function walPerAppointment(database: DbHandle, mark: { lsn: string; at: string }): Promise<number | undefined> {
+  const [row] = rowsOf<{ bytes: number; created: number }>(
+    await database.db.execute(sql`select pg_wal_lsn_diff(pg_current_wal_lsn(), ${mark.lsn}::pg_lsn)::float8 as bytes,
+      (select count(*)::int from appointments where created_at >= ${mark.at}::timestamptz) as created`),
+  );
+  return row && row.created > 0 ? Math.round(row.bytes / row.created) : undefined;
 }
 
 /** The worlds' webhook deliveries so far: planned (rows), and still pending. */
@@ -406,9 +437,13 @@ async function httpBench(databaseUrl: string, sink: Sink): Promise<DatabaseResul
       );
       console.log(`  the safe-booking floor (shared/bench), ${String(connections)} clients, ${String(seconds)} s ...`);
       const floorBefore = load1();
-      const floorTps = safeBookingFloor(databaseUrl);
-      const floor = floorTps === undefined ? undefined : { tps: floorTps, load1: Math.max(floorBefore, load1()) };
-      console.log(floor ? `    ${String(floor.tps)} TPS` : "    no pgbench or no shared/bench: no floor");
+      const measured = safeBookingFloor(databaseUrl);
+      const floor = measured === undefined ? undefined : { ...measured, load1: Math.max(floorBefore, load1()) };
+      console.log(
+        floor
+          ? `    ${String(floor.tps)} TPS, ${String(floor.walPerTransaction ?? "n/a")} bytes of WAL a transaction`
+          : "    no pgbench or no shared/bench: no floor",
+      );
       const runs: WorkersRun[] = [];
       let week = 0;
       const clinics = world.clinics;
@@ -626,7 +661,7 @@ function pgbenchTps(
   name: string,
   prepare: (pgbench: string, target: string) => void,
   script: string[],
-): number | undefined {
+): { tps: number; walPerTransaction: number | undefined } | undefined {
   const which = pgbenchBinary();
   if (!which) return undefined;
   const url = new URL(databaseUrl);
@@ -638,13 +673,24 @@ function pgbenchTps(
   });
   url.pathname = `/${database}`;
   const target = url.toString();
+  const lsn = () => execFileSync("psql", [admin, "-Atc", "select pg_current_wal_lsn()"], { encoding: "utf8" }).trim();
   try {
     prepare(which, target);
+    const before = lsn();
     const out = execFileSync(which, [...script, "-c", String(connections), "-j", "2", "-T", String(seconds), target], {
       encoding: "utf8",
       stdio: ["ignore", "pipe", "ignore"],
     });
-    return Math.round(Number(/tps = ([\d.]+)/.exec(out)?.[1] ?? 0));
+    const bytes = Number(
+      execFileSync("psql", [admin, "-Atc", `select pg_wal_lsn_diff(pg_current_wal_lsn(), '${before}')`], {
+        encoding: "utf8",
+      }).trim(),
+    );
+    const transactions = Number(/number of transactions actually processed: (\d+)/.exec(out)?.[1] ?? 0);
+    return {
+      tps: Math.round(Number(/tps = ([\d.]+)/.exec(out)?.[1] ?? 0)),
+      walPerTransaction: transactions > 0 ? Math.round(bytes / transactions) : undefined,
+    };
   } finally {
     execFileSync("psql", [admin, "-qc", `drop database if exists ${database} with (force)`], { stdio: "ignore" });
   }
@@ -657,7 +703,7 @@ function pgbench(databaseUrl: string): number | undefined {
     "pgbench",
     (which, target) => execFileSync(which, ["-q", "-i", "-s", "10", target], { stdio: "ignore" }),
     [],
-  );
+  )?.tps;
 }
 
 /**
@@ -675,7 +721,7 @@ function floorFolder(): string | undefined {
  * for one booking — read the hours, store the idempotency key, insert under an exclusion
  * constraint, one transaction — as pgbench TPS.
  */
-function safeBookingFloor(databaseUrl: string): number | undefined {
+function safeBookingFloor(databaseUrl: string): { tps: number; walPerTransaction: number | undefined } | undefined {
   const folder = floorFolder();
   if (!folder) return undefined;
   return pgbenchTps(
@@ -729,6 +775,12 @@ function ratioTable(results: DatabaseResult[]): { headers: string[]; rows: Cell[
     const p = a === undefined || b === undefined ? undefined : percent(a, b);
     return p === undefined ? "n/a" : `${String(p)}% ${mark(p >= target)} (${String(a)} / ${String(b)})`;
   };
+  /** A multiple that must stay at most `most`. */
+  const times = (a: number | undefined, b: number | undefined, most: number) => {
+    if (a === undefined || b === undefined || b === 0) return "n/a";
+    const m = a / b;
+    return `${m.toFixed(1)}× ${mark(m <= most)} (${String(a)} / ${String(b)})`;
+  };
   /** A ratio without a target (the shared row's: no target set yet). */
   const plain = (a: number | undefined, b: number | undefined) => {
     const p = a === undefined || b === undefined ? undefined : percent(a, b);
@@ -762,6 +814,16 @@ function ratioTable(results: DatabaseResult[]): { headers: string[]; rows: Cell[
       "bookings/s one hot clinic ÷ the safe-booking floor's TPS",
       "≥ 15%",
       (result, run) => ratio(row("hot", run)?.reqPerSec, floorTps(result), 15),
+    ],
+    [
+      `WAL bytes per booking across ${String(shape.clinics)} clinics ÷ the floor's per transaction`,
+      "≤ 3×",
+      (result, run) => times(row("bookings", run)?.walPerBooking, result.floor?.walPerTransaction, 3),
+    ],
+    [
+      "WAL bytes per booking one hot clinic ÷ the floor's per transaction",
+      "≤ 3×",
+      (result, run) => times(row("hot", run)?.walPerBooking, result.floor?.walPerTransaction, 3),
     ],
     [
       `bookings/s across ${String(shape.clinics)} clinics ÷ pgbench TPC-B-like TPS`,
@@ -853,6 +915,7 @@ function rawTable(results: DatabaseResult[]): { headers: string[]; rows: Cell[][
       result.pgbench?.load1 ?? "",
       "",
       "",
+      "",
     ],
     [
       ...(several ? [result.url] : []),
@@ -865,6 +928,7 @@ function rawTable(results: DatabaseResult[]): { headers: string[]; rows: Cell[][
       result.floor?.load1 ?? "",
       "",
       "",
+      result.floor?.walPerTransaction ?? "n/a",
     ],
     ...result.runs.flatMap((run) =>
       run.rows.map((r) => [
@@ -878,6 +942,7 @@ function rawTable(results: DatabaseResult[]): { headers: string[]; rows: Cell[][
         r.load1,
         r.serverCpuMsPerRequest ?? "n/a",
         r.databaseCpuMsPerRequest ?? "n/a",
+        r.walPerBooking ?? "",
       ]),
     ),
   ]);
@@ -893,6 +958,7 @@ function rawTable(results: DatabaseResult[]): { headers: string[]; rows: Cell[][
       "load avg",
       "server CPU ms/req",
       "database CPU ms/req",
+      "WAL bytes/booking (floor: /transaction)",
     ],
     rows,
   };
