@@ -198,6 +198,39 @@ describe.skipIf(!chromiumPath)("the clinic setup page in Chromium", () => {
     await screenshot(page, "setup-clinic-webhook-deliveries", { docs: true });
     expect(await axeViolations(page, "setup, clinic, deliveries")).toEqual([]);
 
+    // Sent again (H6): a second attempt of the same delivery reaches the receiver.
+    const tests = () => received.filter((r) => r.body.includes("webhook.test")).length;
+    await delivery.getByRole("button", { name: /^Send again the webhook\.test of .+$/ }).click();
+    await page
+      .getByTestId("clinic-notice")
+      .filter({ hasText: `The delivery is on its way to ${hookUrl} again.` })
+      .waitFor();
+    await expect.poll(tests, { timeout: 20_000 }).toBe(2);
+    await expect
+      .poll(async () => {
+        const [hook] = (await c.api.webhooks.list({ clinic_id: c.clinicId })).webhooks;
+        const listed = await c.api.webhooks.deliveries({ clinic_id: c.clinicId, id: hook?.id ?? "" });
+        return listed.deliveries.map((d) => `${d.status} ${String(d.attempts)}`);
+      })
+      .toEqual(["succeeded 2"]);
+
+    // Paused (H3 active: false) and resumed, said in words, as the API has it.
+    await hooks.getByRole("button", { name: `Pause the webhook to ${hookUrl}` }).click();
+    await page
+      .getByTestId("clinic-notice")
+      .filter({ hasText: `Paused the webhook to ${hookUrl}` })
+      .waitFor();
+    await hooks.getByTestId("webhook").filter({ hasText: "(paused)" }).waitFor();
+    expect((await c.api.webhooks.list({ clinic_id: c.clinicId })).webhooks.map((h) => h.active)).toEqual([false]);
+    expect(await axeViolations(page, "setup, clinic, a paused webhook")).toEqual([]);
+    await hooks.getByRole("button", { name: `Resume the webhook to ${hookUrl}` }).click();
+    await page
+      .getByTestId("clinic-notice")
+      .filter({ hasText: `Resumed the webhook to ${hookUrl}` })
+      .waitFor();
+    expect((await c.api.webhooks.list({ clinic_id: c.clinicId })).webhooks.map((h) => h.active)).toEqual([true]);
+    expect(await hooks.getByTestId("webhook").textContent()).not.toContain("(paused)");
+
     // Remove asks first; Escape keeps it, then it goes.
     const remove = hooks.getByRole("button", { name: `Remove the webhook to ${hookUrl}` });
     await remove.click();
