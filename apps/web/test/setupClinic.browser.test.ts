@@ -7,9 +7,9 @@
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
-import { type Browser, type BrowserContext, type Page } from "playwright-core";
+import { type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { axeViolations, chromiumPath, launchChromium, screenshot } from "./browser.ts";
+import { axeViolations, chromiumPath, screenshot, useBrowserPages } from "./browser.ts";
 import { addMember, callerFor, createClinic, type TestUser } from "@clinic/api/testing";
 import { useTestApp } from "@clinic/server/test-helpers";
 
@@ -30,9 +30,7 @@ describe.skipIf(!chromiumPath)("the clinic setup page in Chromium", () => {
     },
     { ownDatabase: "setup_clinic_web" },
   );
-  let base = "";
-  let browser: Browser | undefined;
-  const contexts: BrowserContext[] = [];
+  const pages = useBrowserPages(t);
   // A webhook receiver on 127.0.0.1: answers 200 and keeps what it got.
   const received: { headers: IncomingHttpHeaders; body: string }[] = [];
   const receiver = createServer((request, response) => {
@@ -48,14 +46,10 @@ describe.skipIf(!chromiumPath)("the clinic setup page in Chromium", () => {
   let hookUrl = "";
 
   beforeAll(async () => {
-    base = await t.app.listen({ port: 0, host: "127.0.0.1" });
     await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
     hookUrl = `http://127.0.0.1:${String((receiver.address() as AddressInfo).port)}/hook`;
-    browser = await launchChromium();
   });
   afterAll(async () => {
-    for (const context of contexts) await context.close();
-    await browser?.close();
     await new Promise((resolve) => receiver.close(resolve));
   });
 
@@ -67,18 +61,8 @@ describe.skipIf(!chromiumPath)("the clinic setup page in Chromium", () => {
     return { clinicId, admin, staff, api: callerFor(db, admin) };
   }
 
-  async function pageAs(user: TestUser, path: string): Promise<Page> {
-    if (!browser) throw new Error("no browser");
-    const context = await browser.newContext({
-      timezoneId: "America/New_York",
-      viewport: { width: 390, height: 844 },
-      locale: "en-GB",
-    });
-    contexts.push(context);
-    await context.addCookies([{ name: "access_token", value: user.token, url: base }]);
-    const page = await context.newPage();
-    await page.goto(`${base}${path}`);
-    return page;
+  function pageAs(user: TestUser, path: string): Promise<Page> {
+    return pages.page(user, path);
   }
   const focusedId = (page: Page) => page.evaluate(() => document.activeElement?.id ?? "");
 

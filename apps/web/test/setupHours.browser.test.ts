@@ -6,10 +6,10 @@
 // times for its period only; STAFF reads. Each journey checked through the API (V1) and on the
 // booking page. axe A/AA on the page in each state.
 import { fileURLToPath } from "node:url";
-import { type Browser, type BrowserContext, type Locator, type Page } from "playwright-core";
+import { type Locator, type Page } from "playwright-core";
 import { and, eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { axeViolations, chromiumPath, launchChromium, screenshot } from "./browser.ts";
+import { describe, expect, it } from "vitest";
+import { axeViolations, chromiumPath, screenshot, useBrowserPages } from "./browser.ts";
 import {
   addHours,
   addMember,
@@ -39,18 +39,7 @@ describe.skipIf(!chromiumPath)("the work-hours setup page in Chromium", () => {
   // The development sign-in offers the users a test adds here (it reads the list at each sign-in).
   const devUsers: { label: string; sub: string; email: string; next: string }[] = [];
   const t = useTestApp({ web: { distDir: dist, devSignIn: { secret: testSecret, users: devUsers } } });
-  let base = "";
-  let browser: Browser | undefined;
-  const contexts: BrowserContext[] = [];
-
-  beforeAll(async () => {
-    base = await t.app.listen({ port: 0, host: "127.0.0.1" });
-    browser = await launchChromium();
-  });
-  afterAll(async () => {
-    for (const context of contexts) await context.close();
-    await browser?.close();
-  });
+  const pages = useBrowserPages(t);
 
   /**
    * An online-booking clinic in Berlin open 08:00–18:00 every day; Anna (09:00–17:00, "Physio -
@@ -77,18 +66,8 @@ describe.skipIf(!chromiumPath)("the work-hours setup page in Chromium", () => {
     return { clinicId, anna, ben, physio, massage, admin, api: callerFor(db, admin), staff };
   }
 
-  async function pageAs(user: TestUser, path: string): Promise<Page> {
-    if (!browser) throw new Error("no browser");
-    const context = await browser.newContext({
-      timezoneId: "America/New_York",
-      viewport: { width: 390, height: 844 },
-      locale: "en-GB",
-    });
-    contexts.push(context);
-    await context.addCookies([{ name: "access_token", value: user.token, url: base }]);
-    const page = await context.newPage();
-    await page.goto(`${base}${path}`);
-    return page;
+  function pageAs(user: TestUser, path: string): Promise<Page> {
+    return pages.page(user, path);
   }
 
   /** The slot starts V1 offers on a date ("09:00"), clinic time. */
@@ -99,7 +78,7 @@ describe.skipIf(!chromiumPath)("the work-hours setup page in Chromium", () => {
 
   /** The times the booking page offers for a service on `day` (empty when it says there are none). */
   async function bookingTimes(page: Page, clinicId: string, service: RegExp): Promise<string[]> {
-    await page.goto(`${base}/book/${clinicId}`);
+    await page.goto(`${pages.base}/book/${clinicId}`);
     await page.getByRole("radio", { name: service }).check();
     await page.getByLabel("Date", { exact: true }).fill(day);
     const list = page.getByRole("list", { name: strings.en.freeTimesOn(longDateIn("en", day)) });
@@ -403,20 +382,17 @@ describe.skipIf(!chromiumPath)("the work-hours setup page in Chromium", () => {
       email: pia.email,
       next: `/desk/${c.clinicId}`,
     });
-    if (!browser) throw new Error("no browser");
-    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, locale: "en-GB" });
-    contexts.push(context);
-    const page = await context.newPage();
+    const page = await pages.page();
 
     // Signed in through the development sign-in, she lands on the desk, which links her own hours.
-    await page.goto(`${base}/dev/sign-in`);
+    await page.goto(`${pages.base}/dev/sign-in`);
     await page.getByRole("button", { name: "Pia Custom (physiotherapist)" }).click();
-    await page.waitForURL(`${base}/desk/${c.clinicId}`);
+    await page.waitForURL(`${pages.base}/desk/${c.clinicId}`);
     const link = page.getByRole("link", { name: "Your work hours and closures" });
     await link.waitFor();
     expect(await axeViolations(page, "the desk, to a custom-role provider")).toEqual([]);
     await link.click();
-    await page.waitForURL(`${base}/desk/${c.clinicId}/setup/hours`);
+    await page.waitForURL(`${pages.base}/desk/${c.clinicId}/setup/hours`);
     await page.getByRole("heading", { name: "Your week" }).waitFor();
     // Only her own: no choice of whose hours, no other area, no clinic's week.
     const nav = page.getByRole("navigation", { name: "Clinic setup" });
@@ -452,20 +428,20 @@ describe.skipIf(!chromiumPath)("the work-hours setup page in Chromium", () => {
     expect(await axeViolations(page, "setup, work hours, a custom-role provider's closure")).toEqual([]);
 
     // Another provider's address still shows her own week; the clinic's and Anna's stay untouched.
-    await page.goto(`${base}/desk/${c.clinicId}/setup/hours?of=${c.anna.id}`);
+    await page.goto(`${pages.base}/desk/${c.clinicId}/setup/hours?of=${c.anna.id}`);
     await page.getByRole("heading", { name: "Your week" }).waitFor();
     expect(await page.getByRole("heading", { name: "Anna Berg's week" }).count()).toBe(0);
     expect(await clinicPeriods(c)).toEqual(["08:00-18:00"]);
     // The other areas are not offered: the page says so and links her hours.
-    await page.goto(`${base}/desk/${c.clinicId}/setup/services`);
+    await page.goto(`${pages.base}/desk/${c.clinicId}/setup/services`);
     const refused = page.getByTestId("setup-refused");
     await refused.waitFor();
     expect(await refused.textContent()).toContain("Services is for the clinic's staff and clinic administrators");
     expect(await page.getByRole("button").count()).toBe(0);
     expect(await axeViolations(page, "setup, services, refused to a custom-role provider")).toEqual([]);
     // /desk/{id}/setup opens her hours under their own address.
-    await page.goto(`${base}/desk/${c.clinicId}/setup`);
-    await page.waitForURL(`${base}/desk/${c.clinicId}/setup/hours`);
+    await page.goto(`${pages.base}/desk/${c.clinicId}/setup`);
+    await page.waitForURL(`${pages.base}/desk/${c.clinicId}/setup/hours`);
     await page.getByRole("heading", { name: "Your week" }).waitFor();
   });
 });
