@@ -23,7 +23,7 @@ import {
 import { clinicMembers, clinics } from "@clinic/db";
 import { useTestApp } from "@clinic/server/test-helpers";
 import { longDateIn, strings } from "../src/i18n.ts";
-import { weekdayOf } from "../src/time.ts";
+import { longDate, weekdayOf } from "../src/time.ts";
 
 const dist = fileURLToPath(new URL("../dist/", import.meta.url));
 const timeZone = "Europe/Berlin";
@@ -278,6 +278,15 @@ describe.skipIf(!chromiumPath)("the work-hours setup page in Chromium", () => {
     expect(await slotTimes(c, c.physio)).toEqual(["09:00", "10:00", "12:00"]);
     expect(await slotTimes(c, c.massage)).toEqual(["10:00", "12:00"]);
     expect(await axeViolations(page, "setup, work hours, a date of other hours")).toEqual([]);
+    // Removed, the week applies again: that day stays closed (no clinic period).
+    await page.getByRole("button", { name: `Remove the hours of ${longDate(day)}` }).click();
+    await page
+      .getByTestId("hours-notice")
+      .filter({ hasText: `Removed the hours of ${longDate(day)}: the weekly hours apply again.` })
+      .waitFor();
+    await page.getByTestId("overrides").getByText("None from today on.").waitFor();
+    expect((await c.api.dateOverrides.listClinic({ clinic_id: c.clinicId })).date_overrides).toEqual([]);
+    expect(await slotTimes(c, c.physio)).toEqual([]);
   });
 
   it("a provider closes their own hours for a while, and only those times go; STAFF reads", async () => {
@@ -426,6 +435,14 @@ describe.skipIf(!chromiumPath)("the work-hours setup page in Chromium", () => {
     expect(closure?.ends_at.toISOString()).toBe(new Date(`${day}T11:00:00${berlinOffset(day)}`).toISOString());
     expect(closure?.reason).toBe("Training");
     expect(await axeViolations(page, "setup, work hours, a custom-role provider's closure")).toEqual([]);
+    // And removed again (K6), as hers.
+    await page
+      .getByTestId("closure")
+      .getByRole("button", { name: /^Remove the closure / })
+      .click();
+    await page.getByTestId("hours-notice").filter({ hasText: "Closure removed." }).waitFor();
+    await page.getByTestId("closures").getByText("None from today on.").waitFor();
+    expect((await c.api.closures.listProvider({ clinic_id: c.clinicId, provider_id: pia.id })).closures).toEqual([]);
 
     // Another provider's address still shows her own week; the clinic's and Anna's stay untouched.
     await page.goto(`${pages.base}/desk/${c.clinicId}/setup/hours?of=${c.anna.id}`);
