@@ -182,12 +182,13 @@ function WebhookItem(props: {
       setProblem(undefined);
     },
     onSuccess: async (saved) => {
+      // Read again first, so the status line and the list say the same when it is announced.
+      await queryClient.invalidateQueries({ queryKey: ["setup-webhooks", props.clinicId] });
       props.onNotice(
         saved.active
           ? `Resumed the webhook to ${hook.url}: it is told of events again.`
           : `Paused the webhook to ${hook.url}: it is told of nothing until it is resumed.`,
       );
-      await queryClient.invalidateQueries({ queryKey: ["setup-webhooks", props.clinicId] });
     },
     onError: (error) => {
       setProblem(problemText(error));
@@ -201,8 +202,8 @@ function WebhookItem(props: {
       setProblem(undefined);
     },
     onSuccess: async () => {
-      props.onNotice(`The delivery is on its way to ${hook.url} again.`);
       await queryClient.invalidateQueries({ queryKey: key });
+      props.onNotice(`The delivery is on its way to ${hook.url} again.`);
     },
     onError: (error) => {
       setProblem(problemText(error));
