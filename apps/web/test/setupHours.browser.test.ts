@@ -434,6 +434,7 @@ describe.skipIf(!chromiumPath)("the work-hours setup page in Chromium", () => {
     expect(closure?.starts_at.toISOString()).toBe(new Date(`${day}T09:00:00${berlinOffset(day)}`).toISOString());
     expect(closure?.ends_at.toISOString()).toBe(new Date(`${day}T11:00:00${berlinOffset(day)}`).toISOString());
     expect(closure?.reason).toBe("Training");
+    await screenshot(page, "setup-hours-own", { docs: true });
     expect(await axeViolations(page, "setup, work hours, a custom-role provider's closure")).toEqual([]);
     // And removed again (K6), as hers.
     await page
