@@ -10,6 +10,10 @@ export default defineConfig({
   test: {
     ...sharedTest,
     testTimeout: 60_000,
+    // Two files at a time: a browser file waits on its page, its server and Chromium's processes
+    // for much of its time, so one at a time left the two cores half idle (docs/testing.md#speed);
+    // each file has its own server and database, and each worker one Chromium (test/browser.ts).
+    maxWorkers: 2,
     // DOCS_SCREENSHOTS=1 (`npm run docs:screenshots` in apps/web) also writes the screenshots the
     // docs show to docs/img/ (test/browser.ts `screenshot`).
     provide: {

@@ -419,6 +419,28 @@ describe("sessions (S3, S6)", () => {
     expect(answer.statusCode).toBe(401);
   });
 
+  it("answers GET /v1/me with the same user for a session and for that user's token; 401 without either", async () => {
+    const who = account();
+    const session = await sessionCookie(who);
+    const viaSession = await withSession(session, { url: "/v1/me" });
+    expect(viaSession.statusCode).toBe(200);
+    const user = (await withSession(session, { url: "/auth/session" })).json<{ user: { id: string } }>().user;
+    expect(viaSession.json()).toEqual({ id: user.id, email: who.email });
+    // The token path (the development sign-in's cookie, or a bearer): S6 cannot answer it, /v1/me does.
+    const token = await mintToken(testSecret, { sub: user.id, email: who.email }, { expiresIn: "5m" });
+    for (const viaToken of [
+      await app.inject({ method: "GET", url: "/v1/me", cookies: { access_token: token } }),
+      await app.inject({ method: "GET", url: "/v1/me", headers: { authorization: `Bearer ${token}` } }),
+    ]) {
+      expect(viaToken.statusCode).toBe(200);
+      expect(viaToken.json()).toEqual({ id: user.id, email: who.email });
+    }
+    expect(
+      problemOf(await app.inject({ method: "GET", url: "/auth/session", cookies: { access_token: token } })).code,
+    ).toBe("UNAUTHENTICATED");
+    expect(problemOf(await app.inject({ method: "GET", url: "/v1/me" })).code).toBe("UNAUTHENTICATED");
+  });
+
   it("signs out here, and everywhere with everywhere=true, then to the issuer's end-session endpoint", async () => {
     const who = account();
     const one = await sessionCookie(who);

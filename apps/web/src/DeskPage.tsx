@@ -155,8 +155,10 @@ export function DeskPage({ clinicId }: { clinicId: string }) {
     staleTime: Infinity,
   });
   // Whether the caller may open the clinic's setup (STAFF reads it, CLINIC_ADMIN changes it): asked like the reports.
+  // A provider with a custom role is linked to their own work hours and closures (§3).
   const setupAccess = useSetupAccess(clinicId, clinic.isSuccess);
   const maySetUp = setupAccess.data === "admin" || setupAccess.data === "staff";
+  const ownHours = setupAccess.data === "provider";
   const services = useQuery({
     queryKey: ["desk-services", clinicId],
     queryFn: () => client.services.list.query({ clinic_id: clinicId, limit: 500 }),
@@ -310,8 +312,26 @@ export function DeskPage({ clinicId }: { clinicId: string }) {
 
   if (clinic.isPending) return <p role="status">Loading…</p>;
   if (clinic.isError) return <p role="alert">{messageOf(clinic.error)}</p>;
+  const ownHoursLink = (
+    <a href={`/desk/${encodeURIComponent(clinicId)}/setup/hours`} data-testid="setup-link">
+      Your work hours and closures
+    </a>
+  );
   if (!date) {
-    return opening.isError ? <p role="alert">{messageOf(opening.error)}</p> : <p role="status">Loading…</p>;
+    if (!opening.isError) return <p role="status">Loading…</p>;
+    // The desk is STAFF's (the clinic's hours refuse anyone else); a provider with a custom role
+    // still keeps their own hours and closures (§3), so the refusal links them there.
+    return (
+      <main className="page desk">
+        <h1>{clinic.data.name}: front desk</h1>
+        <p role="alert">{messageOf(opening.error)}</p>
+        {ownHours && (
+          <nav aria-label="Clinic administration" className="desk-nav">
+            {ownHoursLink}
+          </nav>
+        )}
+      </main>
+    );
   }
   const loaded = details.flatMap((d) => (d.data ? [d.data] : []));
   const freeStarts = new Map<string, Set<number>>();
@@ -655,7 +675,7 @@ export function DeskPage({ clinicId }: { clinicId: string }) {
   return (
     <main className="page desk">
       <h1>{clinic.data.name}: front desk</h1>
-      {(mayReport.isSuccess || maySetUp) && (
+      {(mayReport.isSuccess || maySetUp || ownHours) && (
         <nav aria-label="Clinic administration" className="desk-nav">
           {maySetUp && (
             <>
@@ -664,6 +684,7 @@ export function DeskPage({ clinicId }: { clinicId: string }) {
               </a>{" "}
             </>
           )}
+          {ownHours && <>{ownHoursLink} </>}
           {mayReport.isSuccess && (
             <>
               <a href={`/desk/${encodeURIComponent(clinicId)}/reports`}>Reports: utilization and no-shows</a>{" "}

@@ -9,10 +9,10 @@ import { mkdir } from "node:fs/promises";
 import { type Server, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
-import { type Browser, type BrowserContext, type Page } from "playwright-core";
+import { type Page } from "playwright-core";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { axeViolations, chromiumPath, launchChromium } from "./browser.ts";
+import { axeViolations, chromiumPath, useBrowserPages } from "./browser.ts";
 import { addHours, addMember, addProvider, addService, createClinic, type TestUser } from "@clinic/api/testing";
 import { calendars } from "@clinic/db";
 import { useTestApp } from "@clinic/server/test-helpers";
@@ -84,16 +84,13 @@ describe.skipIf(!chromiumPath)("providers' own calendars on the front desk in Ch
     // Its workers sync its calendars only: not another test file's (a shared database on PostgreSQL).
     { ownDatabase: "clinic_web_calendars" },
   );
-  let base = "";
-  let browser: Browser | undefined;
-  const contexts: BrowserContext[] = [];
+  const pages = useBrowserPages(t);
   let clinicId = "";
   let admin: TestUser;
   let staff: TestUser;
   let anna: TestUser;
 
   beforeAll(async () => {
-    base = await t.app.listen({ port: 0, host: "127.0.0.1" });
     const db = t.handle.db;
     clinicId = await createClinic(db, { timezone: timeZone, name: "Praxis Kalender" });
     await addHours(db, clinicId, null, all, "08:00", "18:00");
@@ -105,27 +102,12 @@ describe.skipIf(!chromiumPath)("providers' own calendars on the front desk in Ch
     await addService(db, clinicId, { name: "Check-up", durationMin: 30 });
     admin = await addMember(db, clinicId, { role: "CLINIC_ADMIN", fullName: "Clara Admin" });
     staff = await addMember(db, clinicId, { role: "STAFF", fullName: "Sam Staff" });
-    browser = await launchChromium();
     await mkdir(shots, { recursive: true });
-  });
-  afterAll(async () => {
-    for (const context of contexts) await context.close();
-    await browser?.close();
   });
 
   /** A phone-size desk of a user in New York (the clinic is in Berlin), signed in by cookie, on `day`. */
-  async function deskAs(user: TestUser): Promise<Page> {
-    if (!browser) throw new Error("no browser");
-    const context = await browser.newContext({
-      timezoneId: "America/New_York",
-      viewport: { width: 390, height: 844 },
-      locale: "en-GB",
-    });
-    contexts.push(context);
-    await context.addCookies([{ name: "access_token", value: user.token, url: base }]);
-    const page = await context.newPage();
-    await page.goto(`${base}/desk/${clinicId}?date=${day}`);
-    return page;
+  function deskAs(user: TestUser): Promise<Page> {
+    return pages.page(user, `/desk/${clinicId}?date=${day}`);
   }
 
   /** The focused element's accessible name as the test reads it: aria-label, else its text. */

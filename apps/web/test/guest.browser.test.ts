@@ -6,10 +6,10 @@
 // it. axe-core: no A/AA violation.
 import { mkdir } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
-import { type Browser, type BrowserContext, type Page } from "playwright-core";
+import { type Page } from "playwright-core";
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { axeViolations, chromiumPath, launchChromium } from "./browser.ts";
+import { axeViolations, chromiumPath, useBrowserPages } from "./browser.ts";
 import { smtpTransport } from "@clinic/api";
 import {
   addHours,
@@ -59,33 +59,15 @@ describe.skipIf(!chromiumPath)("guests, the month view, the waitlist and manage 
     // Its workers send its e-mails and run its waitlist: not another test file's (a shared database).
     { ownDatabase: "clinic_web_guest" },
   );
-  let base = "";
-  let browser: Browser | undefined;
-  const contexts: BrowserContext[] = [];
+  const pages = useBrowserPages(t);
 
   beforeAll(async () => {
-    base = await t.app.listen({ port: 0, host: "127.0.0.1" });
-    browser = await launchChromium();
     await mkdir(shots, { recursive: true });
-  });
-  afterAll(async () => {
-    for (const context of contexts) await context.close();
-    await browser?.close();
   });
 
   /** A phone-size page in New York (the clinics are in Berlin); signed in when a user is given. */
-  async function open(path: string, user?: TestUser): Promise<Page> {
-    if (!browser) throw new Error("no browser");
-    const context = await browser.newContext({
-      timezoneId: "America/New_York",
-      viewport: { width: 390, height: 844 },
-      locale: "en-GB",
-    });
-    contexts.push(context);
-    if (user) await context.addCookies([{ name: "access_token", value: user.token, url: base }]);
-    const page = await context.newPage();
-    await page.goto(`${base}${path}`);
-    return page;
+  function open(path: string, user?: TestUser): Promise<Page> {
+    return pages.page(user, path);
   }
 
   /** An online-booking clinic in Berlin, open 08:00–18:00 every day, with Anna (09:00–17:00) and a service. */

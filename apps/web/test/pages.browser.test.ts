@@ -6,10 +6,10 @@
 // WCAG 2.x A and AA rules. Screenshots go to apps/web/test-results/.
 import { mkdir } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
-import { type Browser, type BrowserContext, type Page } from "playwright-core";
+import { type Page } from "playwright-core";
 import { and, eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { axeViolations, chromiumPath, launchChromium } from "./browser.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import { axeViolations, chromiumPath, useBrowserPages } from "./browser.ts";
 import {
   addHours,
   addMember,
@@ -33,14 +33,11 @@ const day = new Intl.DateTimeFormat("en-CA", { timeZone }).format(new Date(Date.
 
 describe.skipIf(!chromiumPath)("the booking page and the front desk in Chromium", () => {
   const t = useTestApp({ web: { distDir: dist } });
-  let base = "";
-  let browser: Browser | undefined;
+  const pages = useBrowserPages(t);
   let clinicId = "";
   let staff: TestUser;
-  const contexts: BrowserContext[] = [];
 
   beforeAll(async () => {
-    base = await t.app.listen({ port: 0, host: "127.0.0.1" });
     const db = t.handle.db;
     clinicId = await createClinic(db, { timezone: timeZone, name: "Praxis Browser" });
     await db.update(clinics).set({ onlineBooking: true, maxOpenBookingsPerPatient: 5 }).where(eq(clinics.id, clinicId));
@@ -76,27 +73,12 @@ describe.skipIf(!chromiumPath)("the booking page and the front desk in Chromium"
       reason: "Lunch",
     });
     staff = await addMember(db, clinicId, { role: "STAFF", fullName: "Sam Staff" });
-    browser = await launchChromium();
     await mkdir(shots, { recursive: true });
-  });
-  afterAll(async () => {
-    for (const context of contexts) await context.close();
-    await browser?.close();
   });
 
   /** A phone-size page of a user in New York (the clinic is in Berlin), signed in by cookie. */
-  async function pageAs(user: TestUser, path: string): Promise<Page> {
-    if (!browser) throw new Error("no browser");
-    const context = await browser.newContext({
-      timezoneId: "America/New_York",
-      viewport: { width: 390, height: 844 },
-      locale: "en-GB",
-    });
-    contexts.push(context);
-    await context.addCookies([{ name: "access_token", value: user.token, url: base }]);
-    const page = await context.newPage();
-    await page.goto(`${base}${path}`);
-    return page;
+  function pageAs(user: TestUser, path: string): Promise<Page> {
+    return pages.page(user, path);
   }
 
   /** Chooses the service (through the forgiving search), the date and a time, and fills the name. */

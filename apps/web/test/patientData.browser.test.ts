@@ -8,10 +8,10 @@
 // the dialog in each state.
 import { mkdir, readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
-import { type Browser, type BrowserContext, type Page } from "playwright-core";
+import { type Page } from "playwright-core";
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { axeViolations, chromiumPath, launchChromium } from "./browser.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import { axeViolations, chromiumPath, useBrowserPages } from "./browser.ts";
 import {
   addHours,
   addMember,
@@ -46,9 +46,7 @@ const idsOf = (list: unknown): unknown[] =>
 
 describe.skipIf(!chromiumPath)("patient data in the pages, in Chromium", () => {
   const t = useTestApp({ web: { distDir: dist } });
-  let base = "";
-  let browser: Browser | undefined;
-  const contexts: BrowserContext[] = [];
+  const pages = useBrowserPages(t);
   let clinicId = "";
   let admin: TestUser;
   let staff: TestUser;
@@ -60,7 +58,6 @@ describe.skipIf(!chromiumPath)("patient data in the pages, in Chromium", () => {
   let miaNext = "";
 
   beforeAll(async () => {
-    base = await t.app.listen({ port: 0, host: "127.0.0.1" });
     const db = t.handle.db;
     clinicId = await createClinic(db, { timezone: timeZone, name: "Praxis Daten" });
     await db.update(clinics).set({ onlineBooking: true }).where(eq(clinics.id, clinicId));
@@ -102,28 +99,12 @@ describe.skipIf(!chromiumPath)("patient data in the pages, in Chromium", () => {
     ottoNext = await bookAt(later, 9 * 60, { name: "Otto Other", email: "otto@test.example" }, undefined);
     miaNext = await bookAt(later, 14 * 60, { name: "Mia Mine", email: mia.email }, mia.id);
 
-    browser = await launchChromium();
     await mkdir(shots, { recursive: true });
-  });
-  afterAll(async () => {
-    for (const context of contexts) await context.close();
-    await browser?.close();
   });
 
   /** A desktop page of a user in New York (the clinic is in Berlin), signed in by cookie. */
-  async function pageAs(user: TestUser, path: string): Promise<Page> {
-    if (!browser) throw new Error("no browser");
-    const context = await browser.newContext({
-      timezoneId: "America/New_York",
-      viewport: { width: 1280, height: 900 },
-      locale: "en-GB",
-      acceptDownloads: true,
-    });
-    contexts.push(context);
-    await context.addCookies([{ name: "access_token", value: user.token, url: base }]);
-    const page = await context.newPage();
-    await page.goto(`${base}${path}`);
-    return page;
+  function pageAs(user: TestUser, path: string): Promise<Page> {
+    return pages.page(user, path, { viewport: { width: 1280, height: 900 }, acceptDownloads: true });
   }
 
   /** Clicks the button named `name` and reads the file it saves: its suggested name and parsed JSON. */
@@ -303,13 +284,11 @@ describe.skipIf(!chromiumPath)("patient data in the pages, in Chromium", () => {
 
   it("shows STAFF no 'Patient data' on the desk", async () => {
     const probed = (page: Page) => page.waitForResponse((response) => response.url().includes("reports.utilization"));
-    if (!browser) throw new Error("no browser");
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: "en-GB" });
-    contexts.push(context);
-    await context.addCookies([{ name: "access_token", value: staff.token, url: base }]);
+    // The machine's own time zone here, not New York's.
+    const context = await pages.context(staff, { timezoneId: undefined, viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
     const answer = probed(page);
-    await page.goto(`${base}/desk/${clinicId}`);
+    await page.goto(`${pages.base}/desk/${clinicId}`);
     await page.getByRole("heading", { name: "Praxis Daten: front desk" }).waitFor();
     // The desk asked whether the caller is an administrator (RP1 for a day) and was refused.
     expect(await (await answer).text()).toContain('"domain_code":"FORBIDDEN"');

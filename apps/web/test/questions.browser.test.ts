@@ -9,10 +9,10 @@
 import { mkdir } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import type { RouterInputs } from "@clinic/client";
-import { type Browser, type BrowserContext, type Page } from "playwright-core";
+import { type Page } from "playwright-core";
 import { and, eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { axeViolations, chromiumPath, launchChromium } from "./browser.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import { axeViolations, chromiumPath, useBrowserPages } from "./browser.ts";
 import {
   addHours,
   addMember,
@@ -70,18 +70,10 @@ const questions: QuestionInput[] = [
 
 describe.skipIf(!chromiumPath)("booking questions on the booking page in Chromium", () => {
   const t = useTestApp({ web: { distDir: dist } });
-  let base = "";
-  let browser: Browser | undefined;
-  const contexts: BrowserContext[] = [];
+  const pages = useBrowserPages(t);
 
   beforeAll(async () => {
-    base = await t.app.listen({ port: 0, host: "127.0.0.1" });
-    browser = await launchChromium();
     await mkdir(shots, { recursive: true });
-  });
-  afterAll(async () => {
-    for (const context of contexts) await context.close();
-    await browser?.close();
   });
 
   /** An online-booking clinic in Berlin with Anna and a check-up that asks `questions`. */
@@ -100,18 +92,8 @@ describe.skipIf(!chromiumPath)("booking questions on the booking page in Chromiu
   }
 
   /** A phone-size page in New York (the clinic is in Berlin); signed in when a user is given. */
-  async function open(path: string, user?: TestUser): Promise<Page> {
-    if (!browser) throw new Error("no browser");
-    const context = await browser.newContext({
-      timezoneId: "America/New_York",
-      viewport: { width: 390, height: 844 },
-      locale: "en-GB",
-    });
-    contexts.push(context);
-    if (user) await context.addCookies([{ name: "access_token", value: user.token, url: base }]);
-    const page = await context.newPage();
-    await page.goto(`${base}${path}`);
-    return page;
+  function open(path: string, user?: TestUser): Promise<Page> {
+    return pages.page(user, path);
   }
 
   const bookedCount = async (clinicId: string) =>

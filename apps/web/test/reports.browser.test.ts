@@ -6,9 +6,9 @@
 // their desk). axe-core: no WCAG 2.x A/AA violation.
 import { mkdir, readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
-import { type Browser, type BrowserContext, type Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { axeViolations, chromiumPath, launchChromium } from "./browser.ts";
+import { type Page } from "playwright-core";
+import { beforeAll, describe, expect, it } from "vitest";
+import { axeViolations, chromiumPath, useBrowserPages } from "./browser.ts";
 import {
   addHours,
   addMember,
@@ -41,15 +41,12 @@ const noRate = "—no completed or missed appointments";
 
 describe.skipIf(!chromiumPath)("the reports page in Chromium", () => {
   const t = useTestApp({ web: { distDir: dist } });
-  let base = "";
-  let browser: Browser | undefined;
-  const contexts: BrowserContext[] = [];
+  const pages = useBrowserPages(t);
   let clinicId = "";
   let admin: TestUser;
   let staff: TestUser;
 
   beforeAll(async () => {
-    base = await t.app.listen({ port: 0, host: "127.0.0.1" });
     const db = t.handle.db;
     clinicId = await createClinic(db, { timezone: timeZone, name: "Praxis Bericht" });
     await addHours(db, clinicId, null, all, "08:00", "18:00");
@@ -85,26 +82,15 @@ describe.skipIf(!chromiumPath)("the reports page in Chromium", () => {
     await visit(anna.id, addDays(weekB, 3), 14 * 60, "completed");
     await visit(ben.id, addDays(weekB, 3), 11 * 60, "no_show");
 
-    browser = await launchChromium();
     await mkdir(shots, { recursive: true });
-  });
-  afterAll(async () => {
-    for (const context of contexts) await context.close();
-    await browser?.close();
   });
 
   /** A page of a user in New York (the clinic is in Berlin), signed in by cookie; `wide` is a desktop. */
-  async function pageAs(user: TestUser, wide = false): Promise<Page> {
-    if (!browser) throw new Error("no browser");
-    const context = await browser.newContext({
-      timezoneId: "America/New_York",
-      viewport: wide ? { width: 1280, height: 900 } : { width: 390, height: 844 },
-      locale: "en-GB",
+  function pageAs(user: TestUser, wide = false): Promise<Page> {
+    return pages.page(user, undefined, {
       acceptDownloads: true,
+      ...(wide ? { viewport: { width: 1280, height: 900 } } : {}),
     });
-    contexts.push(context);
-    await context.addCookies([{ name: "access_token", value: user.token, url: base }]);
-    return context.newPage();
   }
 
   /** A table's body as `{ week: { column: text } }`: rows by `data-week`, columns by `data-line` or the header's text. */
@@ -175,10 +161,10 @@ describe.skipIf(!chromiumPath)("the reports page in Chromium", () => {
   it("shows utilization by provider and week and the no-show rate as charts, each with a table of the API's figures", async () => {
     // The desk of a clinic admin links to the reports.
     const desk = await pageAs(admin, true);
-    await desk.goto(`${base}/desk/${clinicId}`);
+    await desk.goto(`${pages.base}/desk/${clinicId}`);
     const link = desk.getByRole("link", { name: "Reports: utilization and no-shows" });
     await link.click();
-    await desk.waitForURL(`${base}/desk/${clinicId}/reports`);
+    await desk.waitForURL(`${pages.base}/desk/${clinicId}/reports`);
     const page = desk;
     await page.getByRole("heading", { name: "Praxis Bericht: reports" }).waitFor();
     await page.getByTestId("utilization-table").waitFor();
@@ -230,7 +216,7 @@ describe.skipIf(!chromiumPath)("the reports page in Chromium", () => {
 
   it("asks again for a new range, and explains a reversed or too long one at the field", async () => {
     const page = await pageAs(admin);
-    await page.goto(`${base}/desk/${clinicId}/reports`);
+    await page.goto(`${pages.base}/desk/${clinicId}/reports`);
     await page.getByTestId("utilization-table").waitFor();
     const from = page.getByLabel("First day");
     const to = page.getByLabel("Last day");
@@ -285,7 +271,7 @@ describe.skipIf(!chromiumPath)("the reports page in Chromium", () => {
 
   it("downloads utilization and the appointments as CSV for the range shown", async () => {
     const page = await pageAs(admin);
-    await page.goto(`${base}/desk/${clinicId}/reports`);
+    await page.goto(`${pages.base}/desk/${clinicId}/reports`);
     await page.getByTestId("utilization-table").waitFor();
 
     const save = async (name: string) => {
@@ -324,7 +310,7 @@ describe.skipIf(!chromiumPath)("the reports page in Chromium", () => {
   it("tells STAFF that reports are for clinic administrators, and shows them no link on the desk", async () => {
     const desk = await pageAs(staff);
     const probed = desk.waitForResponse((response) => response.url().includes("reports.utilization"));
-    await desk.goto(`${base}/desk/${clinicId}`);
+    await desk.goto(`${pages.base}/desk/${clinicId}`);
     await desk.getByRole("heading", { name: "Praxis Bericht: front desk" }).waitFor();
     // The desk asked whether STAFF may see reports (RP1 for a day) and was refused: no link.
     expect(await (await probed).text()).toContain('"domain_code":"FORBIDDEN"');
@@ -332,7 +318,7 @@ describe.skipIf(!chromiumPath)("the reports page in Chromium", () => {
     expect(await desk.getByRole("link", { name: /^Reports/ }).count()).toBe(0);
 
     const page = await pageAs(staff);
-    await page.goto(`${base}/desk/${clinicId}/reports`);
+    await page.goto(`${pages.base}/desk/${clinicId}/reports`);
     await page
       .getByTestId("reports-refused")
       .getByText(/^Reports are for clinic administrators only\./)

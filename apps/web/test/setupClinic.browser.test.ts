@@ -7,9 +7,9 @@
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
-import { type Browser, type BrowserContext, type Page } from "playwright-core";
+import { type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { axeViolations, chromiumPath, launchChromium, screenshot } from "./browser.ts";
+import { axeViolations, chromiumPath, screenshot, useBrowserPages } from "./browser.ts";
 import { addMember, callerFor, createClinic, type TestUser } from "@clinic/api/testing";
 import { useTestApp } from "@clinic/server/test-helpers";
 
@@ -30,9 +30,7 @@ describe.skipIf(!chromiumPath)("the clinic setup page in Chromium", () => {
     },
     { ownDatabase: "setup_clinic_web" },
   );
-  let base = "";
-  let browser: Browser | undefined;
-  const contexts: BrowserContext[] = [];
+  const pages = useBrowserPages(t);
   // A webhook receiver on 127.0.0.1: answers 200 and keeps what it got.
   const received: { headers: IncomingHttpHeaders; body: string }[] = [];
   const receiver = createServer((request, response) => {
@@ -48,14 +46,10 @@ describe.skipIf(!chromiumPath)("the clinic setup page in Chromium", () => {
   let hookUrl = "";
 
   beforeAll(async () => {
-    base = await t.app.listen({ port: 0, host: "127.0.0.1" });
     await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
     hookUrl = `http://127.0.0.1:${String((receiver.address() as AddressInfo).port)}/hook`;
-    browser = await launchChromium();
   });
   afterAll(async () => {
-    for (const context of contexts) await context.close();
-    await browser?.close();
     await new Promise((resolve) => receiver.close(resolve));
   });
 
@@ -67,18 +61,8 @@ describe.skipIf(!chromiumPath)("the clinic setup page in Chromium", () => {
     return { clinicId, admin, staff, api: callerFor(db, admin) };
   }
 
-  async function pageAs(user: TestUser, path: string): Promise<Page> {
-    if (!browser) throw new Error("no browser");
-    const context = await browser.newContext({
-      timezoneId: "America/New_York",
-      viewport: { width: 390, height: 844 },
-      locale: "en-GB",
-    });
-    contexts.push(context);
-    await context.addCookies([{ name: "access_token", value: user.token, url: base }]);
-    const page = await context.newPage();
-    await page.goto(`${base}${path}`);
-    return page;
+  function pageAs(user: TestUser, path: string): Promise<Page> {
+    return pages.page(user, path);
   }
   const focusedId = (page: Page) => page.evaluate(() => document.activeElement?.id ?? "");
 
@@ -197,6 +181,39 @@ describe.skipIf(!chromiumPath)("the clinic setup page in Chromium", () => {
     expect(got).toBeDefined();
     await screenshot(page, "setup-clinic-webhook-deliveries", { docs: true });
     expect(await axeViolations(page, "setup, clinic, deliveries")).toEqual([]);
+
+    // Sent again (H6): a second attempt of the same delivery reaches the receiver.
+    const tests = () => received.filter((r) => r.body.includes("webhook.test")).length;
+    await delivery.getByRole("button", { name: /^Send again the webhook\.test of .+$/ }).click();
+    await page
+      .getByTestId("clinic-notice")
+      .filter({ hasText: `The delivery is on its way to ${hookUrl} again.` })
+      .waitFor();
+    await expect.poll(tests, { timeout: 20_000 }).toBe(2);
+    await expect
+      .poll(async () => {
+        const [hook] = (await c.api.webhooks.list({ clinic_id: c.clinicId })).webhooks;
+        const listed = await c.api.webhooks.deliveries({ clinic_id: c.clinicId, id: hook?.id ?? "" });
+        return listed.deliveries.map((d) => `${d.status} ${String(d.attempts)}`);
+      })
+      .toEqual(["succeeded 2"]);
+
+    // Paused (H3 active: false) and resumed, said in words, as the API has it.
+    await hooks.getByRole("button", { name: `Pause the webhook to ${hookUrl}` }).click();
+    await page
+      .getByTestId("clinic-notice")
+      .filter({ hasText: `Paused the webhook to ${hookUrl}` })
+      .waitFor();
+    await hooks.getByTestId("webhook").filter({ hasText: "(paused)" }).waitFor();
+    expect((await c.api.webhooks.list({ clinic_id: c.clinicId })).webhooks.map((h) => h.active)).toEqual([false]);
+    expect(await axeViolations(page, "setup, clinic, a paused webhook")).toEqual([]);
+    await hooks.getByRole("button", { name: `Resume the webhook to ${hookUrl}` }).click();
+    await page
+      .getByTestId("clinic-notice")
+      .filter({ hasText: `Resumed the webhook to ${hookUrl}` })
+      .waitFor();
+    expect((await c.api.webhooks.list({ clinic_id: c.clinicId })).webhooks.map((h) => h.active)).toEqual([true]);
+    expect(await hooks.getByTestId("webhook").textContent()).not.toContain("(paused)");
 
     // Remove asks first; Escape keeps it, then it goes.
     const remove = hooks.getByRole("button", { name: `Remove the webhook to ${hookUrl}` });

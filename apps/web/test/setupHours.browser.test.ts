@@ -6,10 +6,10 @@
 // times for its period only; STAFF reads. Each journey checked through the API (V1) and on the
 // booking page. axe A/AA on the page in each state.
 import { fileURLToPath } from "node:url";
-import { type Browser, type BrowserContext, type Locator, type Page } from "playwright-core";
+import { type Locator, type Page } from "playwright-core";
 import { and, eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { axeViolations, chromiumPath, launchChromium, screenshot } from "./browser.ts";
+import { describe, expect, it } from "vitest";
+import { axeViolations, chromiumPath, screenshot, useBrowserPages } from "./browser.ts";
 import {
   addHours,
   addMember,
@@ -17,12 +17,13 @@ import {
   addService,
   callerFor,
   createClinic,
+  testSecret,
   type TestUser,
 } from "@clinic/api/testing";
 import { clinicMembers, clinics } from "@clinic/db";
 import { useTestApp } from "@clinic/server/test-helpers";
 import { longDateIn, strings } from "../src/i18n.ts";
-import { weekdayOf } from "../src/time.ts";
+import { longDate, weekdayOf } from "../src/time.ts";
 
 const dist = fileURLToPath(new URL("../dist/", import.meta.url));
 const timeZone = "Europe/Berlin";
@@ -35,19 +36,10 @@ const weekday = weekdayOf(day);
 const dayName = ["", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"][weekday] ?? "";
 
 describe.skipIf(!chromiumPath)("the work-hours setup page in Chromium", () => {
-  const t = useTestApp({ web: { distDir: dist } });
-  let base = "";
-  let browser: Browser | undefined;
-  const contexts: BrowserContext[] = [];
-
-  beforeAll(async () => {
-    base = await t.app.listen({ port: 0, host: "127.0.0.1" });
-    browser = await launchChromium();
-  });
-  afterAll(async () => {
-    for (const context of contexts) await context.close();
-    await browser?.close();
-  });
+  // The development sign-in offers the users a test adds here (it reads the list at each sign-in).
+  const devUsers: { label: string; sub: string; email: string; next: string }[] = [];
+  const t = useTestApp({ web: { distDir: dist, devSignIn: { secret: testSecret, users: devUsers } } });
+  const pages = useBrowserPages(t);
 
   /**
    * An online-booking clinic in Berlin open 08:00–18:00 every day; Anna (09:00–17:00, "Physio -
@@ -74,18 +66,8 @@ describe.skipIf(!chromiumPath)("the work-hours setup page in Chromium", () => {
     return { clinicId, anna, ben, physio, massage, admin, api: callerFor(db, admin), staff };
   }
 
-  async function pageAs(user: TestUser, path: string): Promise<Page> {
-    if (!browser) throw new Error("no browser");
-    const context = await browser.newContext({
-      timezoneId: "America/New_York",
-      viewport: { width: 390, height: 844 },
-      locale: "en-GB",
-    });
-    contexts.push(context);
-    await context.addCookies([{ name: "access_token", value: user.token, url: base }]);
-    const page = await context.newPage();
-    await page.goto(`${base}${path}`);
-    return page;
+  function pageAs(user: TestUser, path: string): Promise<Page> {
+    return pages.page(user, path);
   }
 
   /** The slot starts V1 offers on a date ("09:00"), clinic time. */
@@ -96,7 +78,7 @@ describe.skipIf(!chromiumPath)("the work-hours setup page in Chromium", () => {
 
   /** The times the booking page offers for a service on `day` (empty when it says there are none). */
   async function bookingTimes(page: Page, clinicId: string, service: RegExp): Promise<string[]> {
-    await page.goto(`${base}/book/${clinicId}`);
+    await page.goto(`${pages.base}/book/${clinicId}`);
     await page.getByRole("radio", { name: service }).check();
     await page.getByLabel("Date", { exact: true }).fill(day);
     const list = page.getByRole("list", { name: strings.en.freeTimesOn(longDateIn("en", day)) });
@@ -296,6 +278,15 @@ describe.skipIf(!chromiumPath)("the work-hours setup page in Chromium", () => {
     expect(await slotTimes(c, c.physio)).toEqual(["09:00", "10:00", "12:00"]);
     expect(await slotTimes(c, c.massage)).toEqual(["10:00", "12:00"]);
     expect(await axeViolations(page, "setup, work hours, a date of other hours")).toEqual([]);
+    // Removed, the week applies again: that day stays closed (no clinic period).
+    await page.getByRole("button", { name: `Remove the hours of ${longDate(day)}` }).click();
+    await page
+      .getByTestId("hours-notice")
+      .filter({ hasText: `Removed the hours of ${longDate(day)}: the weekly hours apply again.` })
+      .waitFor();
+    await page.getByTestId("overrides").getByText("None from today on.").waitFor();
+    expect((await c.api.dateOverrides.listClinic({ clinic_id: c.clinicId })).date_overrides).toEqual([]);
+    expect(await slotTimes(c, c.physio)).toEqual([]);
   });
 
   it("a provider closes their own hours for a while, and only those times go; STAFF reads", async () => {
@@ -385,6 +376,91 @@ describe.skipIf(!chromiumPath)("the work-hours setup page in Chromium", () => {
     await staff.getByTestId("closure").filter({ hasText: "Dentist" }).waitFor();
     expect(await staff.getByRole("button").count()).toBe(0);
     expect(await axeViolations(staff, "setup, work hours, STAFF reads")).toEqual([]);
+  });
+  it("a provider with a custom role keeps their own hours and closures, and is offered nobody else's", async () => {
+    const c = await setUpClinic("Praxis Custom");
+    const pia = await addMember(t.handle.db, c.clinicId, {
+      role: "Physiotherapist",
+      isProvider: true,
+      fullName: "Pia Custom",
+    });
+    await addHours(t.handle.db, c.clinicId, pia.id, all, "09:00", "13:00");
+    devUsers.push({
+      label: "Pia Custom (physiotherapist)",
+      sub: pia.id,
+      email: pia.email,
+      next: `/desk/${c.clinicId}`,
+    });
+    const page = await pages.page();
+
+    // Signed in through the development sign-in, she lands on the desk, which links her own hours.
+    await page.goto(`${pages.base}/dev/sign-in`);
+    await page.getByRole("button", { name: "Pia Custom (physiotherapist)" }).click();
+    await page.waitForURL(`${pages.base}/desk/${c.clinicId}`);
+    const link = page.getByRole("link", { name: "Your work hours and closures" });
+    await link.waitFor();
+    expect(await axeViolations(page, "the desk, to a custom-role provider")).toEqual([]);
+    await link.click();
+    await page.waitForURL(`${pages.base}/desk/${c.clinicId}/setup/hours`);
+    await page.getByRole("heading", { name: "Your week" }).waitFor();
+    // Only her own: no choice of whose hours, no other area, no clinic's week.
+    const nav = page.getByRole("navigation", { name: "Clinic setup" });
+    expect(await nav.getByRole("link").allTextContents()).toEqual(["Front desk", "Work hours"]);
+    expect(await page.getByLabel("Whose hours").count()).toBe(0);
+    expect(await page.getByRole("heading", { name: "The clinic's week" }).count()).toBe(0);
+    await periodForm(page, `${dayName}, period 1`).waitFor();
+    expect(await periodForm(page, `${dayName}, period 1`).getByLabel("Closes").inputValue()).toBe("13:00");
+    expect(await axeViolations(page, "setup, work hours, a custom-role provider's own")).toEqual([]);
+
+    // An afternoon period on the day, saved as hers (W5) and confirmed by the API.
+    const add = addForm(page);
+    await add.getByLabel("Opens").fill("14:00");
+    await add.getByLabel("Closes").fill("16:00");
+    await add.getByRole("button", { name: `Add the new period on ${dayName.toLowerCase()}` }).click();
+    await periodForm(page, `${dayName}, period 2`).waitFor();
+    const week = await c.api.workHours.listProvider({ clinic_id: c.clinicId, provider_id: pia.id, weekday });
+    expect(week.work_hours.map((h) => `${h.opens_at}-${h.closes_at}`)).toEqual(["09:00-13:00", "14:00-16:00"]);
+
+    // A closure of hers (K4), confirmed by the API in the clinic's zone.
+    const form = page.getByRole("group", { name: "New closure" });
+    await form.getByRole("group", { name: "From" }).getByLabel("Date").fill(day);
+    await form.getByRole("group", { name: "From" }).getByLabel("Time").fill("09:00");
+    await form.getByRole("group", { name: "Until" }).getByLabel("Date").fill(day);
+    await form.getByRole("group", { name: "Until" }).getByLabel("Time").fill("11:00");
+    await form.getByLabel("Reason (optional)").fill("Training");
+    await form.getByRole("button", { name: "Add the closure" }).click();
+    await page.getByTestId("closure").filter({ hasText: "(Training)" }).waitFor();
+    const [closure] = (await c.api.closures.listProvider({ clinic_id: c.clinicId, provider_id: pia.id })).closures;
+    expect(closure?.starts_at.toISOString()).toBe(new Date(`${day}T09:00:00${berlinOffset(day)}`).toISOString());
+    expect(closure?.ends_at.toISOString()).toBe(new Date(`${day}T11:00:00${berlinOffset(day)}`).toISOString());
+    expect(closure?.reason).toBe("Training");
+    await screenshot(page, "setup-hours-own", { docs: true });
+    expect(await axeViolations(page, "setup, work hours, a custom-role provider's closure")).toEqual([]);
+    // And removed again (K6), as hers.
+    await page
+      .getByTestId("closure")
+      .getByRole("button", { name: /^Remove the closure / })
+      .click();
+    await page.getByTestId("hours-notice").filter({ hasText: "Closure removed." }).waitFor();
+    await page.getByTestId("closures").getByText("None from today on.").waitFor();
+    expect((await c.api.closures.listProvider({ clinic_id: c.clinicId, provider_id: pia.id })).closures).toEqual([]);
+
+    // Another provider's address still shows her own week; the clinic's and Anna's stay untouched.
+    await page.goto(`${pages.base}/desk/${c.clinicId}/setup/hours?of=${c.anna.id}`);
+    await page.getByRole("heading", { name: "Your week" }).waitFor();
+    expect(await page.getByRole("heading", { name: "Anna Berg's week" }).count()).toBe(0);
+    expect(await clinicPeriods(c)).toEqual(["08:00-18:00"]);
+    // The other areas are not offered: the page says so and links her hours.
+    await page.goto(`${pages.base}/desk/${c.clinicId}/setup/services`);
+    const refused = page.getByTestId("setup-refused");
+    await refused.waitFor();
+    expect(await refused.textContent()).toContain("Services is for the clinic's staff and clinic administrators");
+    expect(await page.getByRole("button").count()).toBe(0);
+    expect(await axeViolations(page, "setup, services, refused to a custom-role provider")).toEqual([]);
+    // /desk/{id}/setup opens her hours under their own address.
+    await page.goto(`${pages.base}/desk/${c.clinicId}/setup`);
+    await page.waitForURL(`${pages.base}/desk/${c.clinicId}/setup/hours`);
+    await page.getByRole("heading", { name: "Your week" }).waitFor();
   });
 });
 

@@ -9,10 +9,10 @@
 // on the page and every dialog. Screenshots to apps/web/test-results/ (and docs/img/ with
 // `npm run docs:screenshots`).
 import { fileURLToPath } from "node:url";
-import { type Browser, type BrowserContext, type Page } from "playwright-core";
+import { type Page } from "playwright-core";
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { axeViolations, chromiumPath, launchChromium, screenshot } from "./browser.ts";
+import { describe, expect, it } from "vitest";
+import { axeViolations, chromiumPath, screenshot, useBrowserPages } from "./browser.ts";
 import {
   addHours,
   addMember,
@@ -34,18 +34,7 @@ const day = new Intl.DateTimeFormat("en-CA", { timeZone }).format(new Date(Date.
 
 describe.skipIf(!chromiumPath)("the providers setup page in Chromium", () => {
   const t = useTestApp({ web: { distDir: dist } });
-  let base = "";
-  let browser: Browser | undefined;
-  const contexts: BrowserContext[] = [];
-
-  beforeAll(async () => {
-    base = await t.app.listen({ port: 0, host: "127.0.0.1" });
-    browser = await launchChromium();
-  });
-  afterAll(async () => {
-    for (const context of contexts) await context.close();
-    await browser?.close();
-  });
+  const pages = useBrowserPages(t);
 
   /**
    * An online-booking clinic in Berlin open 08:00–18:00; Anna (09:00–17:00, a phone, "Physio -
@@ -79,23 +68,13 @@ describe.skipIf(!chromiumPath)("the providers setup page in Chromium", () => {
     return { clinicId, anna, ben, physio, massage, sports, admin, api, staff };
   }
 
-  async function pageAs(user: TestUser, path: string): Promise<Page> {
-    if (!browser) throw new Error("no browser");
-    const context = await browser.newContext({
-      timezoneId: "America/New_York",
-      viewport: { width: 390, height: 844 },
-      locale: "en-GB",
-    });
-    contexts.push(context);
-    await context.addCookies([{ name: "access_token", value: user.token, url: base }]);
-    const page = await context.newPage();
-    await page.goto(`${base}${path}`);
-    return page;
+  function pageAs(user: TestUser, path: string): Promise<Page> {
+    return pages.page(user, path);
   }
 
   /** The times the booking page offers for a service on `day` (empty when it says there are none). */
   async function bookingTimes(page: Page, clinicId: string, service: RegExp): Promise<string[]> {
-    await page.goto(`${base}/book/${clinicId}`);
+    await page.goto(`${pages.base}/book/${clinicId}`);
     await page.getByRole("radio", { name: service }).check();
     await page.getByLabel("Date", { exact: true }).fill(day);
     const list = page.getByRole("list", { name: strings.en.freeTimesOn(longDateIn("en", day)) });

@@ -9,10 +9,10 @@
 // A/AA on every page and dialog. Screenshots go to apps/web/test-results/ (and docs/img/ with
 // `npm run docs:screenshots`).
 import { fileURLToPath } from "node:url";
-import { type Browser, type BrowserContext, type Page } from "playwright-core";
+import { type Page } from "playwright-core";
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { axeViolations, chromiumPath, launchChromium, screenshot } from "./browser.ts";
+import { describe, expect, it } from "vitest";
+import { axeViolations, chromiumPath, screenshot, useBrowserPages } from "./browser.ts";
 import {
   addHours,
   addMember,
@@ -44,18 +44,7 @@ function grid(from: string, to: string, step: number, duration = step): string[]
 
 describe.skipIf(!chromiumPath)("the services setup page in Chromium", () => {
   const t = useTestApp({ web: { distDir: dist } });
-  let base = "";
-  let browser: Browser | undefined;
-  const contexts: BrowserContext[] = [];
-
-  beforeAll(async () => {
-    base = await t.app.listen({ port: 0, host: "127.0.0.1" });
-    browser = await launchChromium();
-  });
-  afterAll(async () => {
-    for (const context of contexts) await context.close();
-    await browser?.close();
-  });
+  const pages = useBrowserPages(t);
 
   /**
    * An online-booking clinic in Berlin open 08:00–18:00 every day; Anna works 09:00–12:00 and
@@ -82,23 +71,13 @@ describe.skipIf(!chromiumPath)("the services setup page in Chromium", () => {
   }
 
   /** A phone-size page of a user in New York (the clinic is in Berlin), signed in by cookie. */
-  async function pageAs(user: TestUser, path: string): Promise<Page> {
-    if (!browser) throw new Error("no browser");
-    const context = await browser.newContext({
-      timezoneId: "America/New_York",
-      viewport: { width: 390, height: 844 },
-      locale: "en-GB",
-    });
-    contexts.push(context);
-    await context.addCookies([{ name: "access_token", value: user.token, url: base }]);
-    const page = await context.newPage();
-    await page.goto(`${base}${path}`);
-    return page;
+  function pageAs(user: TestUser, path: string): Promise<Page> {
+    return pages.page(user, path);
   }
 
   /** The times the booking page offers for a service (its radio's name) on `day`, clinic time. */
   async function bookingTimes(page: Page, clinicId: string, service: RegExp): Promise<string[]> {
-    await page.goto(`${base}/book/${clinicId}`);
+    await page.goto(`${pages.base}/book/${clinicId}`);
     await page.getByRole("radio", { name: service }).check();
     await page.getByLabel("Date", { exact: true }).fill(day);
     const list = page.getByRole("list", { name: strings.en.freeTimesOn(longDateIn("en", day)) });
@@ -414,7 +393,7 @@ describe.skipIf(!chromiumPath)("the services setup page in Chromium", () => {
     expect(await axeViolations(admin, "setup, unknown area")).toEqual([]);
 
     // Delete asks first (the focus on "Keep it"); Escape keeps it; "Yes, delete it" deletes it.
-    await admin.goto(`${base}/desk/${c.clinicId}/setup/services`);
+    await admin.goto(`${pages.base}/desk/${c.clinicId}/setup/services`);
     await admin.getByRole("link", { name: "Massage" }).click();
     await admin.getByRole("button", { name: "Delete service…" }).click();
     const dialog = admin.getByTestId("confirm-dialog");

@@ -13,7 +13,7 @@ import { openTestDatabase } from "@clinic/db/testing";
 import { buildApp } from "@clinic/server/app";
 import { type TestProvider, startTestProvider } from "@clinic/server/test-openid-provider";
 import { eq } from "drizzle-orm";
-import { axeViolations, chromiumPath, launchChromium, screenshot } from "./browser.ts";
+import { axeViolations, chromiumPath, screenshot, sharedChromium } from "./browser.ts";
 
 const dist = fileURLToPath(new URL("../dist/", import.meta.url));
 
@@ -79,11 +79,10 @@ describe.skipIf(!chromiumPath)("sign-in in Chromium", () => {
       mail: { transport, from: "Clinic <no-reply@clinic.test>" },
     });
     await app.listen({ port, host: "127.0.0.1" });
-    browser = await launchChromium();
+    browser = await sharedChromium();
   }, 60_000);
 
   afterAll(async () => {
-    await browser?.close();
     await app.close();
     await handle.close();
     await provider.close();

@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useId, useState } from "react";
+import { type ReactNode, useId, useState } from "react";
 import { errorCodeOf } from "../api.ts";
 import { dateIn, instantAt, longDate, minutesOf } from "../time.ts";
 import { instantText } from "./format.ts";
@@ -33,148 +33,201 @@ export function HoursExceptions(props: {
     queryFn: () => props.api.closures(since),
   });
   const reload = () => queryClient.invalidateQueries({ queryKey: props.queryKey });
-  const [rowProblem, setRowProblem] = useState<{ id: string; text: string } | undefined>();
-  const removeOverride = useMutation({
-    mutationFn: (o: DateOverride) => props.api.removeOverride(o.date),
-    onMutate: () => {
-      setRowProblem(undefined);
-    },
-    onSuccess: async (_none, o) => {
-      props.onNotice(`Removed the hours of ${longDate(o.date)}: the weekly hours apply again.`);
-      await reload();
-    },
-    onError: async (error, o) => {
-      setRowProblem({ id: o.id, text: problemText(error) });
-      await reload();
-    },
-  });
-  const removeClosure = useMutation({
-    mutationFn: (id: string) => props.api.removeClosure(id),
-    onMutate: () => {
-      setRowProblem(undefined);
-    },
-    onSuccess: async () => {
-      props.onNotice("Closure removed.");
-      await reload();
-    },
-    onError: async (error, id) => {
-      setRowProblem({ id, text: problemText(error) });
-      await reload();
-    },
-  });
-
+  // A change saved or removed: said in the status line, and the lists read again.
+  const done = async (text: string) => {
+    props.onNotice(text);
+    await reload();
+  };
   const zone = props.timeZone;
   return (
     <>
-      <section className="setup-section" aria-labelledby="overrides-heading" data-testid="overrides">
-        <h3 id="overrides-heading">Dates with other hours</h3>
-        <p className="hint">On such a date its hours replace the week&apos;s; no hours means closed all day.</p>
-        {overrides.isError ? (
-          <p role="alert" className="problem">
-            {problemText(overrides.error)}
-          </p>
-        ) : !overrides.data ? (
-          <p role="status">Loading…</p>
-        ) : overrides.data.length === 0 ? (
-          <p>None from today on.</p>
-        ) : (
-          <ul className="exception-list">
-            {overrides.data.map((o) => (
-              <li key={o.id} data-testid="override">
-                <strong>{longDate(o.date)}</strong>:{" "}
-                {o.periods.length === 0 ? "closed all day" : periodsText(o.periods)}
-                {o.reason ? ` (${o.reason})` : ""}
+      <ExceptionList
+        name="overrides"
+        itemTestId="override"
+        heading="Dates with other hours"
+        hint="On such a date its hours replace the week's; no hours means closed all day."
+        items={overrides}
+        editable={props.editable}
+        onRemoved={done}
+        onRefused={reload}
+        describe={(o) => ({
+          text: (
+            <>
+              <strong>{longDate(o.date)}</strong>: {o.periods.length === 0 ? "closed all day" : periodsText(o.periods)}
+            </>
+          ),
+          reason: o.reason,
+          removeLabel: `Remove the hours of ${longDate(o.date)}`,
+          remove: () => props.api.removeOverride(o.date),
+          removed: `Removed the hours of ${longDate(o.date)}: the weekly hours apply again.`,
+        })}
+      >
+        <OverrideForm api={props.api} existing={overrides.data ?? []} onSaved={done} reload={reload} />
+      </ExceptionList>
+      <ExceptionList
+        name="closures"
+        itemTestId="closure"
+        heading="Closures"
+        hint={`No times are offered while closed (a holiday, leave); times are the clinic's (${zone}).`}
+        items={closures}
+        editable={props.editable}
+        onRemoved={done}
+        onRefused={reload}
+        describe={(c) => {
+          const text = `${instantText(c.starts_at, zone)} to ${instantText(c.ends_at, zone)}`;
+          return {
+            text: <strong>{text}</strong>,
+            reason: c.reason,
+            removeLabel: `Remove the closure ${text}`,
+            remove: () => props.api.removeClosure(c.id),
+            removed: "Closure removed.",
+          };
+        }}
+      >
+        <ClosureForm api={props.api} timeZone={zone} today={today} onSaved={done} />
+      </ExceptionList>
+    </>
+  );
+}
+
+/** How a list shows one of its exceptions: its words, its reason, how it is removed and what is said then. */
+interface ExceptionRow {
+  text: ReactNode;
+  reason: string | null | undefined;
+  removeLabel: string;
+  remove: () => Promise<void>;
+  removed: string;
+}
+
+/**
+ * A section of exceptions to the week (the dates with other hours, the closures): the heading and
+ * hint, the list read from today on with a Remove at each row (a refusal said under its row, the
+ * list read again), and the form to add one (`children`) for who may change them.
+ */
+function ExceptionList<T extends { id: string }>(props: {
+  name: string;
+  itemTestId: string;
+  heading: string;
+  hint: string;
+  items: { isError: boolean; error: unknown; data: readonly T[] | undefined };
+  editable: boolean;
+  onRemoved: (notice: string) => Promise<void>;
+  onRefused: () => Promise<void>;
+  describe: (item: T) => ExceptionRow;
+  children: ReactNode;
+}) {
+  const headingId = `${props.name}-heading`;
+  const { items } = props;
+  const [rowProblem, setRowProblem] = useState<{ id: string; text: string } | undefined>();
+  const remove = useMutation({
+    mutationFn: (row: ExceptionRow & { id: string }) => row.remove(),
+    onMutate: () => {
+      setRowProblem(undefined);
+    },
+    onSuccess: (_none, row) => props.onRemoved(row.removed),
+    onError: async (error, row) => {
+      setRowProblem({ id: row.id, text: problemText(error) });
+      await props.onRefused();
+    },
+  });
+  return (
+    <section className="setup-section" aria-labelledby={headingId} data-testid={props.name}>
+      <h3 id={headingId}>{props.heading}</h3>
+      <p className="hint">{props.hint}</p>
+      {items.isError ? (
+        <p role="alert" className="problem">
+          {problemText(items.error)}
+        </p>
+      ) : !items.data ? (
+        <p role="status">Loading…</p>
+      ) : items.data.length === 0 ? (
+        <p>None from today on.</p>
+      ) : (
+        <ul className="exception-list">
+          {items.data.map((item) => {
+            const row = props.describe(item);
+            return (
+              <li key={item.id} data-testid={props.itemTestId}>
+                {row.text}
+                {row.reason ? ` (${row.reason})` : ""}
                 {props.editable && (
                   <button
                     type="button"
                     className="secondary"
-                    aria-label={`Remove the hours of ${longDate(o.date)}`}
-                    disabled={removeOverride.isPending}
+                    aria-label={row.removeLabel}
+                    disabled={remove.isPending}
                     onClick={() => {
-                      removeOverride.mutate(o);
+                      remove.mutate({ ...row, id: item.id });
                     }}
                   >
                     Remove
                   </button>
                 )}
-                {rowProblem?.id === o.id && (
+                {rowProblem?.id === item.id && (
                   <p role="alert" className="field-error">
                     {rowProblem.text}
                   </p>
                 )}
               </li>
-            ))}
-          </ul>
-        )}
-        {props.editable && (
-          <OverrideForm
-            api={props.api}
-            existing={overrides.data ?? []}
-            onSaved={async (text) => {
-              props.onNotice(text);
-              await reload();
-            }}
-            reload={reload}
-          />
-        )}
-      </section>
-      <section className="setup-section" aria-labelledby="closures-heading" data-testid="closures">
-        <h3 id="closures-heading">Closures</h3>
-        <p className="hint">
-          No times are offered while closed (a holiday, leave); times are the clinic&apos;s ({zone}).
-        </p>
-        {closures.isError ? (
-          <p role="alert" className="problem">
-            {problemText(closures.error)}
-          </p>
-        ) : !closures.data ? (
-          <p role="status">Loading…</p>
-        ) : closures.data.length === 0 ? (
-          <p>None from today on.</p>
-        ) : (
-          <ul className="exception-list">
-            {closures.data.map((c) => {
-              const text = `${instantText(c.starts_at, zone)} to ${instantText(c.ends_at, zone)}`;
-              return (
-                <li key={c.id} data-testid="closure">
-                  <strong>{text}</strong>
-                  {c.reason ? ` (${c.reason})` : ""}
-                  {props.editable && (
-                    <button
-                      type="button"
-                      className="secondary"
-                      aria-label={`Remove the closure ${text}`}
-                      disabled={removeClosure.isPending}
-                      onClick={() => {
-                        removeClosure.mutate(c.id);
-                      }}
-                    >
-                      Remove
-                    </button>
-                  )}
-                  {rowProblem?.id === c.id && (
-                    <p role="alert" className="field-error">
-                      {rowProblem.text}
-                    </p>
-                  )}
-                </li>
-              );
-            })}
-          </ul>
-        )}
-        {props.editable && (
-          <ClosureForm
-            api={props.api}
-            timeZone={zone}
-            today={today}
-            onSaved={async (text) => {
-              props.onNotice(text);
-              await reload();
+            );
+          })}
+        </ul>
+      )}
+      {props.editable && props.children}
+    </section>
+  );
+}
+
+type FieldProblems = ReturnType<typeof useFieldProblems>;
+
+/**
+ * The shell both forms share: a form checked by the page only where it must build a request
+ * (`noValidate`), one fieldset named by `legend`, the reason (optional) last before the button,
+ * and the alert of a refusal that names no field.
+ */
+function ExceptionForm(props: {
+  problems: FieldProblems;
+  legend: string;
+  reason: string;
+  setReason: (reason: string) => void;
+  submitLabel: string;
+  busy: boolean;
+  onSubmit: () => void;
+  children: ReactNode;
+}) {
+  const { problems } = props;
+  return (
+    <form
+      ref={problems.formRef}
+      className="setup-form inline-add"
+      noValidate
+      onSubmit={(e) => {
+        e.preventDefault();
+        props.onSubmit();
+      }}
+    >
+      <fieldset>
+        <legend>{props.legend}</legend>
+        {props.children}
+        <div className="field">
+          <label htmlFor={problems.idOf("reason")}>Reason (optional)</label>
+          <input
+            {...problems.props("reason")}
+            type="text"
+            value={props.reason}
+            onChange={(e) => {
+              props.setReason(e.target.value);
+              problems.clear("reason");
             }}
           />
-        )}
-      </section>
-    </>
+          {problems.error("reason")}
+        </div>
+        <button type="submit" disabled={props.busy}>
+          {props.submitLabel}
+        </button>
+      </fieldset>
+      {problems.alert}
+    </form>
   );
 }
 
@@ -224,12 +277,14 @@ function OverrideForm(props: {
   });
   const hintId = `${id}-hours-hint`;
   return (
-    <form
-      ref={problems.formRef}
-      className="setup-form inline-add"
-      noValidate
-      onSubmit={(e) => {
-        e.preventDefault();
+    <ExceptionForm
+      problems={problems}
+      legend="Other hours on a date"
+      reason={reason}
+      setReason={setReason}
+      submitLabel="Save the date's hours"
+      busy={save.isPending}
+      onSubmit={() => {
         if (date === "") {
           problems.check({ date: "Date: please choose the date." });
           return;
@@ -239,57 +294,37 @@ function OverrideForm(props: {
         else save.mutate(parsed.periods);
       }}
     >
-      <fieldset>
-        <legend>Other hours on a date</legend>
-        <div className="field">
-          <label htmlFor={problems.idOf("date")}>Date</label>
-          <input
-            {...problems.props("date")}
-            type="date"
-            value={date}
-            onChange={(e) => {
-              setDate(e.target.value);
-              problems.clear("date");
-            }}
-          />
-          {problems.error("date")}
-        </div>
-        <div className="field">
-          <label htmlFor={problems.idOf("periods")}>Hours that day</label>
-          <input
-            {...problems.props("periods", hintId)}
-            type="text"
-            autoComplete="off"
-            value={hours}
-            onChange={(e) => {
-              setHours(e.target.value);
-              problems.clear("periods");
-            }}
-          />
-          <span id={hintId} className="field-hint">
-            e.g. 09:00–12:00, 14:00–16:00; empty = closed all day
-          </span>
-          {problems.error("periods")}
-        </div>
-        <div className="field">
-          <label htmlFor={problems.idOf("reason")}>Reason (optional)</label>
-          <input
-            {...problems.props("reason")}
-            type="text"
-            value={reason}
-            onChange={(e) => {
-              setReason(e.target.value);
-              problems.clear("reason");
-            }}
-          />
-          {problems.error("reason")}
-        </div>
-        <button type="submit" disabled={save.isPending}>
-          Save the date&apos;s hours
-        </button>
-      </fieldset>
-      {problems.alert}
-    </form>
+      <div className="field">
+        <label htmlFor={problems.idOf("date")}>Date</label>
+        <input
+          {...problems.props("date")}
+          type="date"
+          value={date}
+          onChange={(e) => {
+            setDate(e.target.value);
+            problems.clear("date");
+          }}
+        />
+        {problems.error("date")}
+      </div>
+      <div className="field">
+        <label htmlFor={problems.idOf("periods")}>Hours that day</label>
+        <input
+          {...problems.props("periods", hintId)}
+          type="text"
+          autoComplete="off"
+          value={hours}
+          onChange={(e) => {
+            setHours(e.target.value);
+            problems.clear("periods");
+          }}
+        />
+        <span id={hintId} className="field-hint">
+          e.g. 09:00–12:00, 14:00–16:00; empty = closed all day
+        </span>
+        {problems.error("periods")}
+      </div>
+    </ExceptionForm>
   );
 }
 
@@ -373,12 +408,14 @@ function ClosureForm(props: {
     </fieldset>
   );
   return (
-    <form
-      ref={problems.formRef}
-      className="setup-form inline-add"
-      noValidate
-      onSubmit={(e) => {
-        e.preventDefault();
+    <ExceptionForm
+      problems={problems}
+      legend="New closure"
+      reason={reason}
+      setReason={setReason}
+      submitLabel="Add the closure"
+      busy={create.isPending}
+      onSubmit={() => {
         const missing: Record<string, string> = {};
         if (fromDate === "" || !timeOk(fromTime)) missing.starts_at = "From: a date, and a time as HH:MM.";
         if (toDate === "" || !timeOk(toTime))
@@ -393,28 +430,8 @@ function ClosureForm(props: {
         });
       }}
     >
-      <fieldset>
-        <legend>New closure</legend>
-        {input("starts_at", fromDate, setFromDate, fromTime, setFromTime)}
-        {input("ends_at", toDate, setToDate, toTime, setToTime)}
-        <div className="field">
-          <label htmlFor={problems.idOf("reason")}>Reason (optional)</label>
-          <input
-            {...problems.props("reason")}
-            type="text"
-            value={reason}
-            onChange={(e) => {
-              setReason(e.target.value);
-              problems.clear("reason");
-            }}
-          />
-          {problems.error("reason")}
-        </div>
-        <button type="submit" disabled={create.isPending}>
-          Add the closure
-        </button>
-      </fieldset>
-      {problems.alert}
-    </form>
+      {input("starts_at", fromDate, setFromDate, fromTime, setFromTime)}
+      {input("ends_at", toDate, setToDate, toTime, setToTime)}
+    </ExceptionForm>
   );
 }

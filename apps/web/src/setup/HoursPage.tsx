@@ -1,7 +1,8 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useId, useMemo, useState } from "react";
 import { client } from "../api.ts";
-import type { SetupAreaProps } from "./areas.ts";
+import { useMe } from "./access.ts";
+import type { Clinic, SetupAreaProps } from "./areas.ts";
 import { type HoursOwner } from "./hours.ts";
 import { hoursApi } from "./hoursApi.ts";
 import { HoursExceptions } from "./HoursExceptions.tsx";
@@ -13,14 +14,44 @@ import { WeekEditor } from "./WeekEditor.tsx";
  * Work hours `/desk/{clinic_id}/setup/hours[?of={user_id}]` (CONTRACT §23): the clinic's week or a
  * provider's, several periods a day, with the dates of other hours and the closures beside it.
  * CLINIC_ADMIN changes all of them; a provider their own (§3: the API's `may_manage` of their
- * calendars answers it); everyone else who may see the setup reads them.
+ * calendars answers it); everyone else who may see the setup reads them. A provider with a custom
+ * role (who may read no one else's) is shown their own week only.
  */
-export function HoursPage({ clinicId, clinic, access }: SetupAreaProps) {
+export function HoursPage(props: SetupAreaProps) {
+  return props.access === "provider" ? <OwnHours {...props} /> : <AnyonesHours {...props} />;
+}
+
+/** A custom-role provider's own week (GET /v1/me names them): nothing of the clinic's or anyone else's. */
+function OwnHours({ clinicId, clinic }: SetupAreaProps) {
+  const me = useMe();
+  const owner: HoursOwner | undefined = useMemo(
+    () => (me.data ? { kind: "provider", userId: me.data.id, name: me.data.email } : undefined),
+    [me.data],
+  );
+  if (me.isError)
+    return (
+      <p role="alert" className="problem">
+        {problemText(me.error)}
+      </p>
+    );
+  if (!owner) return <p role="status">Loading…</p>;
+  return (
+    <HoursOf
+      clinicId={clinicId}
+      clinic={clinic}
+      owner={owner}
+      editable
+      heading="Your week"
+      hint="You are offered where your hours and the clinic's overlap."
+    />
+  );
+}
+
+/** STAFF and CLINIC_ADMIN: the clinic's week or any provider's, chosen by `?of=`. */
+function AnyonesHours({ clinicId, clinic, access }: SetupAreaProps) {
   const id = useId();
-  const queryClient = useQueryClient();
   const admin = access === "admin";
   const [of, setOf] = useSearchParam("of");
-  const [notice, setNotice] = useState("");
 
   const providers = useQuery({
     queryKey: ["setup-providers", clinicId, "list"],
@@ -43,14 +74,8 @@ export function HoursPage({ clinicId, clinic, access }: SetupAreaProps) {
     enabled: owner.kind === "provider" && !admin,
   });
   const editable = admin || (owner.kind === "provider" && mayManage.data === true);
-  const api = useMemo(() => hoursApi(clinicId, owner), [clinicId, owner]);
-  const hoursKey = ["setup-hours", clinicId, ownerKey] as const;
-  const hours = useQuery({ queryKey: [...hoursKey, "week"], queryFn: () => api.list() });
-  const reload = async () => {
-    await queryClient.invalidateQueries({ queryKey: [...hoursKey, "week"] });
-    return queryClient.getQueryData<Awaited<ReturnType<typeof api.list>>>([...hoursKey, "week"]) ?? [];
-  };
-  const waiting = of !== null && of !== "clinic" && !providers.data;
+  const waiting =
+    (of !== null && of !== "clinic" && !providers.data) || (!admin && owner.kind === "provider" && mayManage.isPending);
 
   return (
     <>
@@ -61,7 +86,6 @@ export function HoursPage({ clinicId, clinic, access }: SetupAreaProps) {
             id={`${id}-of`}
             value={chosen ? chosen.user_id : "clinic"}
             onChange={(e) => {
-              setNotice("");
               setOf(e.target.value === "clinic" ? null : e.target.value);
             }}
           >
@@ -80,26 +104,69 @@ export function HoursPage({ clinicId, clinic, access }: SetupAreaProps) {
           {problemText(providers.error)}
         </p>
       )}
+      {waiting ? (
+        <p role="status">Loading…</p>
+      ) : (
+        <HoursOf
+          key={ownerKey}
+          clinicId={clinicId}
+          clinic={clinic}
+          owner={owner}
+          editable={editable}
+          heading={owner.kind === "clinic" ? `The clinic's week` : `${owner.name}'s week`}
+          hint={
+            owner.kind === "clinic"
+              ? "Patients are offered times only when the clinic is open: a day without periods is closed for every provider."
+              : `${owner.name} is offered where their hours and the clinic's overlap.`
+          }
+          readOnlyNote={
+            editable
+              ? undefined
+              : owner.kind === "clinic"
+                ? "Only a clinic administrator can change them."
+                : "Only a clinic administrator or the provider themself can change them."
+          }
+        />
+      )}
+    </>
+  );
+}
+
+/** One owner's week with its dates of other hours and closures, changed where `editable`. */
+function HoursOf(props: {
+  clinicId: string;
+  clinic: Clinic;
+  owner: HoursOwner;
+  editable: boolean;
+  heading: string;
+  hint: string;
+  /** Said after the zone when the hours are read only: who may change them. */
+  readOnlyNote?: string | undefined;
+}) {
+  const { clinicId, clinic, owner, editable } = props;
+  const queryClient = useQueryClient();
+  const [notice, setNotice] = useState("");
+  const ownerKey = owner.kind === "clinic" ? "clinic" : owner.userId;
+  const api = useMemo(() => hoursApi(clinicId, owner), [clinicId, owner]);
+  const hoursKey = ["setup-hours", clinicId, ownerKey] as const;
+  const hours = useQuery({ queryKey: [...hoursKey, "week"], queryFn: () => api.list() });
+  const reload = async () => {
+    await queryClient.invalidateQueries({ queryKey: [...hoursKey, "week"] });
+    return queryClient.getQueryData<Awaited<ReturnType<typeof api.list>>>([...hoursKey, "week"]) ?? [];
+  };
+  return (
+    <>
       <h2 className="focus-heading" data-testid="hours-heading">
-        {owner.kind === "clinic" ? `The clinic's week` : `${owner.name}'s week`}
+        {props.heading}
       </h2>
       <p className="hint">
-        {owner.kind === "clinic"
-          ? "Patients are offered times only when the clinic is open: a day without periods is closed for every provider."
-          : `${owner.name} is offered where their hours and the clinic's overlap.`}{" "}
-        Times are the clinic&apos;s ({clinic.timezone}).{" "}
-        {editable
-          ? ""
-          : owner.kind === "clinic"
-            ? "Only a clinic administrator can change them."
-            : "Only a clinic administrator or the provider themself can change them."}
+        {props.hint} Times are the clinic&apos;s ({clinic.timezone}).
+        {props.readOnlyNote ? ` ${props.readOnlyNote}` : ""}
       </p>
       <p role="status" className="setup-notice" data-testid="hours-notice">
         {notice}
       </p>
-      {waiting || (!admin && owner.kind === "provider" && mayManage.isPending) ? (
-        <p role="status">Loading…</p>
-      ) : hours.isError ? (
+      {hours.isError ? (
         <p role="alert" className="problem">
           {problemText(hours.error)}
         </p>
@@ -107,16 +174,8 @@ export function HoursPage({ clinicId, clinic, access }: SetupAreaProps) {
         <p role="status">Loading the hours…</p>
       ) : (
         <>
-          <WeekEditor
-            key={ownerKey}
-            hours={hours.data}
-            editable={editable}
-            api={api}
-            reload={reload}
-            onNotice={setNotice}
-          />
+          <WeekEditor hours={hours.data} editable={editable} api={api} reload={reload} onNotice={setNotice} />
           <HoursExceptions
-            key={`exceptions-${ownerKey}`}
             api={api}
             queryKey={hoursKey}
             timeZone={clinic.timezone}

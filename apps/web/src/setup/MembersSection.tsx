@@ -96,9 +96,10 @@ export function MembersSection(props: {
                           clinicId={props.clinicId}
                           member={m}
                           onDone={async (text) => {
+                            // Read again first, so the status line and the row say the same when it is announced.
                             if (text) {
-                              props.onNotice(text);
                               await refresh();
+                              props.onNotice(text);
                             }
                             setEditing(undefined);
                             setFocusRow(m.user_id);

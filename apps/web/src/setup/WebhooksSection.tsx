@@ -18,7 +18,8 @@ const hookLabels: Record<string, string> = {
 
 /**
  * The clinic's webhooks (§10, H1–H7; CLINIC_ADMIN's): the list with each one's deliveries and
- * their status, a test delivery (H7), removal; a new one shows its signing secret once.
+ * their status, a delivery sent again (H6), a test delivery (H7), pause and resume (H3), removal;
+ * a new one shows its signing secret once.
  */
 export function WebhooksSection(props: { clinicId: string; timeZone: string; onNotice: (t: string) => void }) {
   const queryClient = useQueryClient();
@@ -174,6 +175,40 @@ function WebhookItem(props: {
       setProblem(problemText(error));
     },
   });
+  // H3's `active`: a paused webhook keeps its deliveries and gets no new ones until resumed.
+  const pause = useMutation({
+    mutationFn: (active: boolean) => client.webhooks.update.mutate({ clinic_id: props.clinicId, id: hook.id, active }),
+    onMutate: () => {
+      setProblem(undefined);
+    },
+    onSuccess: async (saved) => {
+      // Read again first, so the status line and the list say the same when it is announced.
+      await queryClient.invalidateQueries({ queryKey: ["setup-webhooks", props.clinicId] });
+      props.onNotice(
+        saved.active
+          ? `Resumed the webhook to ${hook.url}: it is told of events again.`
+          : `Paused the webhook to ${hook.url}: it is told of nothing until it is resumed.`,
+      );
+    },
+    onError: (error) => {
+      setProblem(problemText(error));
+    },
+  });
+  // H6: a new attempt of a delivery now (a failed one, or one the receiver lost).
+  const retry = useMutation({
+    mutationFn: (deliveryId: string) =>
+      client.webhooks.retry.mutate({ clinic_id: props.clinicId, id: hook.id, delivery_id: deliveryId }),
+    onMutate: () => {
+      setProblem(undefined);
+    },
+    onSuccess: async () => {
+      await queryClient.invalidateQueries({ queryKey: key });
+      props.onNotice(`The delivery is on its way to ${hook.url} again.`);
+    },
+    onError: (error) => {
+      setProblem(problemText(error));
+    },
+  });
   const events = hook.event_types.includes("*") ? "every event" : hook.event_types.join(", ");
   return (
     <>
@@ -205,6 +240,17 @@ function WebhookItem(props: {
           }}
         >
           Send a test
+        </button>
+        <button
+          type="button"
+          className="secondary"
+          disabled={pause.isPending}
+          aria-label={`${hook.active ? "Pause" : "Resume"} the webhook to ${hook.url}`}
+          onClick={() => {
+            pause.mutate(!hook.active);
+          }}
+        >
+          {hook.active ? "Pause" : "Resume"}
         </button>
         <button
           type="button"
@@ -242,6 +288,9 @@ function WebhookItem(props: {
                     <th scope="col">Status</th>
                     <th scope="col">Attempts</th>
                     <th scope="col">Last answer</th>
+                    <th scope="col">
+                      <span className="visually-hidden">Send again</span>
+                    </th>
                   </tr>
                 </thead>
                 <tbody>
@@ -260,6 +309,21 @@ function WebhookItem(props: {
                         {d.last_status_code !== null ? `HTTP ${String(d.last_status_code)}` : ""}
                         {d.last_error ? ` ${d.last_error}` : ""}
                         {d.last_status_code === null && !d.last_error ? "—" : ""}
+                      </td>
+                      <td>
+                        {d.status !== "pending" && (
+                          <button
+                            type="button"
+                            className="secondary"
+                            disabled={retry.isPending}
+                            aria-label={`Send again the ${d.event_type} of ${instantText(d.created_at, props.timeZone)}`}
+                            onClick={() => {
+                              retry.mutate(d.id);
+                            }}
+                          >
+                            Send again
+                          </button>
+                        )}
                       </td>
                     </tr>
                   ))}

@@ -10,6 +10,19 @@ export const setupAreas = [
   { area: "clinic", label: "Clinic" },
 ] as const;
 
+/** The areas a custom-role provider may open: their own work hours and closures (§3). */
+const providerAreas: readonly SetupArea[] = ["hours"];
+
+/** The areas open to a caller: all of them to STAFF and CLINIC_ADMIN, a provider's own hours to a provider. */
+export function areasFor(access: SetupAccess): readonly (typeof setupAreas)[number][] {
+  if (access === "admin" || access === "staff") return setupAreas;
+  if (access === "provider") return setupAreas.filter((a) => providerAreas.includes(a.area));
+  return [];
+}
+
+/** The area `/desk/{id}/setup` opens for a caller. */
+export const firstAreaFor = (access: SetupAccess): SetupArea => areasFor(access)[0]?.area ?? "services";
+
 export type SetupArea = (typeof setupAreas)[number]["area"];
 
 export const isSetupArea = (value: string): value is SetupArea => setupAreas.some((a) => a.area === value);
@@ -23,6 +36,9 @@ export type Clinic = RouterOutputs["clinics"]["get"];
 export interface SetupAreaProps {
   clinicId: string;
   clinic: Clinic;
-  /** `admin` may change everything here; `staff` reads (the shell shows no page to `none`). */
+  /**
+   * `admin` may change everything here; `staff` reads; `provider` keeps their own hours (the shell
+   * shows them no other area, and no page to `none`).
+   */
   access: Exclude<SetupAccess, "none">;
 }

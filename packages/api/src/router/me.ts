@@ -1,6 +1,7 @@
 import type { TRPCRouterRecord } from "@trpc/server";
 import { z } from "zod";
 import { appointmentOutput } from "../modules/booking/index.ts";
+import { profileOf, profileOutput } from "../modules/identity/index.ts";
 import {
   cancelMyAppointment,
   getMyAppointment,
@@ -17,6 +18,22 @@ const mine = "/v1/me/appointments/:id";
 
 /** U1–U4: the caller's own appointments, in every clinic; another patient's are 404. */
 export const meRouter = {
+  // Who the caller is, whichever credential they came with (a session, the access_token cookie or a
+  // bearer token): the setup pages open a provider's own work hours by it (§3, docs/web.md). S6
+  // answers only a session, so the development sign-in's and API callers' tokens had no way to ask.
+  profile: protectedProcedure
+    .meta({
+      rest: {
+        method: "GET",
+        path: "/v1/me",
+        summary: "Who you are: your user id and e-mail, whichever way you signed in",
+        tags,
+      },
+    })
+    .input(z.object({}).optional())
+    .output(profileOutput)
+    .query(({ ctx }) => profileOf(ctx.user)),
+
   appointments: protectedProcedure
     .meta({
       rest: {

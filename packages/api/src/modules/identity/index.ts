@@ -1,3 +1,4 @@
 // Identities: access tokens (verify, mint) and the users they provision (docs/architecture.md#identity).
 export * from "./tokens.ts";
 export * from "./users.ts";
+export * from "./profile.ts";
