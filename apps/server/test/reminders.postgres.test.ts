@@ -89,10 +89,10 @@ describe.skipIf(!databaseUrl)("10,000 reminders due in one minute, two processes
       )[0]?.n ?? 0;
 
     // A third sweeper on the first clinic, the page statement itself, until the kill.
-    let killed = false;
+    const phase = { killed: false };
     let raced = 0;
     const racer = (async () => {
-      while (!killed) {
+      while (!phase.killed) {
         const [row] = rowsOf<{ answer: { sent: number } }>(
           await handle.db.execute(
             sql`select clinic_due_reminders(${clinicIds[0] ?? ""}::uuid, ${JSON.stringify({
@@ -114,7 +114,7 @@ describe.skipIf(!databaseUrl)("10,000 reminders due in one minute, two processes
       await new Promise((r) => setTimeout(r, 50));
     }
     await first.kill9();
-    killed = true;
+    phase.killed = true;
     await racer;
     const atKill = await recorded();
     const killedAtS = (Date.now() - t0) / 1000;
