@@ -499,6 +499,8 @@ describe("deliveries across processes", () => {
     // (the sweep decides what is due by the workers' clock: docs/events.md#reminders).
     const clinicNow = () => new Date();
     const later = () => new Date(Date.now() + 120 * 60_000);
+    // Only those two sweep: the earlier tests' working processes (one with a pinned clock) stop.
+    for (const earlier of apps.splice(0)) await earlier.close();
     const booking = await app({ workers: false, allowPrivate: true, now: clinicNow });
     const c = await bookableClinic(handle.db, {
       hours: { weekdays: [1, 2, 3, 4, 5, 6, 7], opens: "00:00", closes: "24:00" },
