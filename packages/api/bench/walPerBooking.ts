@@ -3,7 +3,7 @@ import { clinics, migrate, openDatabase, rowsOf } from "@clinic/db";
 import { addService, bookableClinic, callerFor, pinnedNow } from "../testing/index.ts";
 
 /**
- * WAL a booking writes (docs/performance.md#what-a-booking-no-longer-writes): `tsx
+ * WAL a booking writes (docs/performance.md#what-a-booking-writes): `tsx
  * bench/walPerBooking.ts <DATABASE_URL> [clinics] [offsets]` books 30 appointments in each of
  * `clinics` clinics (default 10; 30 is the booking rate limit's minute) through the procedures,
  * with the clinic's reminder offsets (default `1440`, comma-separated), and prints the bytes of WAL

@@ -31,7 +31,7 @@ describe("the upgrade to one queue (0022)", () => {
         await job(done, "completed", clinic);
         await job(gone, "created", crypto.randomUUID()); // a clinic that no longer exists
 
-        // Through 0022 only: 0028 replaces the planned reminders' jobs with each clinic's sweep (remindersDerived.test.ts).
+        // Through 0022 only: 0030 replaces the planned reminders' jobs with each clinic's sweep (remindersDerived.test.ts).
         await migrate(db, { through: "0022_one_queue" });
         const rows = rowsOf<{ job_id: string; queue: string; run_at: string | Date; attempts: number }>(
           await db.execute(

@@ -51,7 +51,7 @@ const pageAnswer = z.object({
   last: z.string().nullable(),
 });
 
-/** The clinic's one reminder sweep's id: derived from the clinic's, so that there is one row at most (drizzle/0028 derives it alike). */
+/** The clinic's one reminder sweep's id: derived from the clinic's, so that there is one row at most (drizzle/0030 derives it alike). */
 export function reminderSweepJobId(clinicId: string): string {
   const hex = createHash("sha256").update(`reminder-sweep:${clinicId.toLowerCase()}`).digest("hex");
   // Shaped as a version-5-like UUID (the job id column is a uuid).
