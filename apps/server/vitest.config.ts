@@ -8,6 +8,7 @@ const processFiles = [
   "test/outage.postgres.test.ts",
   "test/workers.postgres.test.ts",
   "test/jobsKill.postgres.test.ts",
+  "test/reminders.postgres.test.ts",
   "test/calendarSync.postgres.test.ts",
   "test/demo.test.ts",
 ];

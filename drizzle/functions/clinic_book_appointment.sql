@@ -7,9 +7,11 @@
 -- under an advisory lock; per candidate, in a subtransaction: the shared provider's time and the
 -- resources (§14), then the row, which the exclusion constraints let in once (§6: one 201; §13
 -- PATIENT_DOUBLE_BOOKED; §14 seats counted under their session key's lock); the schedule re-checked
--- (changed: {stale}, read again); reminders (§10) or the 48-hour confirmation expiry (§13); the
+-- (changed: {stale}, read again); the 48-hour confirmation expiry of a pending one (§13); the
 -- version bump, the provider's daily limit counted under its lock (§8 v1.4: over it, {stale}), and
--- the event last (§10 E1, §17). Holds record no appointment event (§13).
+-- the event last (§10 E1, §17). Holds record no appointment event (§13). A booked appointment gets
+-- its reminders_after (now): its reminders (§10) are derived from it by the clinic's reminder sweep
+-- (clinic_due_reminders) when they fall due; nothing is written for them here.
 -- p.answers (§19) are stored as bookAppointment checked them (checkAnswers); the event and messages
 -- get clinic_appointment_json, without them; the caller gets clinic_appointment_view, with them.
 -- SET enable_seqscan off, and a generic plan on PostgreSQL only (DO block): planned once, by index.
@@ -56,6 +58,7 @@ DECLARE
   v_kept record;
   v_defer boolean := coalesce((p->>'defer_changes')::boolean, false);
   v_answers jsonb;
+  v_reminders_after timestamptz;
 BEGIN
   BEGIN
     v_replay := clinic_claim_key(p_clinic_id, v_user, p->'idem');
@@ -75,6 +78,8 @@ BEGIN
       WHEN v_kind = 'hold' THEN 'held'
       WHEN v_patient_booking AND v_service.requires_confirmation THEN 'pending'
       ELSE 'booked' END;
+    -- Reminders count from now for a booking; a hold or a pending request has none (yet).
+    v_reminders_after := CASE WHEN v_status = 'booked' THEN v_now END;
     -- The caller's hold, which becomes this booking.
     IF v_hold_id IS NOT NULL THEN
       SELECT a.status, a.held_until, a.booked_by_user_id, a.provider_id, a.starts_at, a.service_id INTO v_hold
@@ -142,7 +147,7 @@ BEGIN
         patient_name = p->>'patient_name', patient_email = p->>'patient_email', patient_phone_e164 = p->>'patient_phone',
         notes = p->>'notes', patient_user_id = v_patient,
         -- The answers given with the booking (§19); none given (a guest's confirm, L2): those of the hold.
-        answers = coalesce(p->'answers', a.answers),
+        answers = coalesce(p->'answers', a.answers), reminders_after = v_reminders_after,
         status_history = a.status_history || jsonb_build_array(clinic_status_entry(v_status, v_now, v_user, NULL)),
         updated_at = greatest(now(), ((a.updated_at AT TIME ZONE 'UTC') + interval '1 millisecond') AT TIME ZONE 'UTC')
       WHERE a.clinic_id = p_clinic_id AND a.id = v_hold_id;
@@ -203,13 +208,14 @@ BEGIN
             (p->>'occupied_end')::timestamptz, v_session, v_session_resources, v_held_until, v_now);
           INSERT INTO appointments (clinic_id, id, service_id, provider_id, starts_at, ends_at, buffer_before_min, buffer_after_min,
                                     occupied_start, occupied_end, status, held_until, status_history, patient_name, patient_email,
-                                    patient_phone_e164, notes, booked_by_user_id, patient_user_id, session_key, series_id, resources, answers)
+                                    patient_phone_e164, notes, booked_by_user_id, patient_user_id, session_key, series_id, resources, answers,
+                                    reminders_after)
           VALUES (p_clinic_id, v_id, (p->>'service_id')::uuid, v_provider, v_start, v_end,
                   (p->>'buffer_before_min')::integer, (p->>'buffer_after_min')::integer,
                   (p->>'occupied_start')::timestamptz, (p->>'occupied_end')::timestamptz, v_status, v_held_until,
                   jsonb_build_array(clinic_status_entry(v_status, v_now, v_user, NULL)),
                   p->>'patient_name', p->>'patient_email', p->>'patient_phone', p->>'notes', v_user, v_patient, v_session, v_series, v_taken,
-                  coalesce(p->'answers', '[]'::jsonb));
+                  coalesce(p->'answers', '[]'::jsonb), v_reminders_after);
           EXIT;
         EXCEPTION WHEN exclusion_violation OR deadlock_detected THEN
           GET STACKED DIAGNOSTICS v_constraint = CONSTRAINT_NAME;
@@ -235,9 +241,7 @@ BEGIN
       PERFORM clinic_check_schedule(p_clinic_id, jsonb_build_object(p_clinic_id::text, p->'schedule'->p_clinic_id::text, v_provider::text, p->'schedule'->v_provider::text));
     END IF;
 
-    IF v_status = 'booked' THEN
-      PERFORM clinic_plan_reminders(p_clinic_id, v_id, v_start, v_now);
-    ELSIF v_status = 'pending' THEN
+    IF v_status = 'pending' THEN
       -- Not confirmed within 48 hours or by the start: canceled (a durable job, modules/booking/confirmation.ts).
       INSERT INTO jobs (clinic_id, job_id, queue, data, run_at)
       VALUES (p_clinic_id, gen_random_uuid(), 'confirmation-expiry',

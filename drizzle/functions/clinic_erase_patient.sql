@@ -79,7 +79,6 @@ BEGIN
     UPDATE appointments a SET status = 'canceled', canceled_at = v_now, held_until = NULL,
       status_history = a.status_history || jsonb_build_array(clinic_status_entry('canceled', v_now, NULL, 'patient_erased'))
     WHERE a.clinic_id = p_clinic_id AND a.id = v_future.id;
-    PERFORM clinic_drop_reminders(p_clinic_id, v_future.id);
     PERFORM clinic_sync_busy(p_clinic_id, v_future.id, ARRAY[v_future.provider_id], v_now);
     PERFORM clinic_bookings_changed(p_clinic_id, ARRAY[v_future.provider_id]);
     IF v_future.status <> 'held' THEN

@@ -7,8 +7,9 @@
 -- cleared; the shared provider's time and the resources (§14) claimed at the new time, the former
 -- provider's time freed after the update; exclusion violations are 409 SLOT_UNAVAILABLE or
 -- PATIENT_DOUBLE_BOOKED (§13); the versions bumped, then the provider's daily limit counted under
--- that lock (§8 v1.4: over it, {stale}). Reminders planned anew (§10) or, if pending, the confirmation
--- expiry queued by the new start (§13); appointment.rescheduled with previous_start/previous_end.
+-- that lock (§8 v1.4: over it, {stale}). A booked one's reminders_after is now: its reminders (§10)
+-- are due anew at the new start, from now (clinic_due_reminders); a pending one's confirmation
+-- expiry is queued by the new start (§13); appointment.rescheduled with previous_start/previous_end.
 -- SET enable_seqscan off; a generic plan on PostgreSQL only (DO block).
 CREATE OR REPLACE FUNCTION clinic_reschedule_appointment(p_clinic_id uuid, p jsonb)
  RETURNS jsonb
@@ -34,6 +35,7 @@ DECLARE
   v_session_resources jsonb;
   v_taken jsonb;
   v_before jsonb;
+  v_reminders_after timestamptz;
 BEGIN
   BEGIN
     v_replay := clinic_claim_key(p_clinic_id, v_user, p->'idem');
@@ -50,6 +52,7 @@ BEGIN
       RAISE EXCEPTION USING ERRCODE = 'CL002', MESSAGE = 'STALE';
     END IF;
     PERFORM clinic_check_schedule(p_clinic_id, p->'schedule');
+    v_reminders_after := CASE WHEN v_current.status = 'booked' THEN (p->>'now')::timestamptz END;
     -- A seat of a group session moves to the session at the new time, if it has a seat left.
     SELECT s.capacity INTO v_capacity FROM services s JOIN appointments a ON a.clinic_id = s.clinic_id AND a.service_id = s.id
     WHERE s.clinic_id = p_clinic_id AND a.clinic_id = p_clinic_id AND a.id = v_id;
@@ -79,6 +82,7 @@ BEGIN
         buffer_before_min = (p->>'buffer_before_min')::integer, buffer_after_min = (p->>'buffer_after_min')::integer,
         occupied_start = (p->>'occupied_start')::timestamptz, occupied_end = (p->>'occupied_end')::timestamptz,
         rescheduled_at = now(), revision = a.revision + 1, session_key = v_session,
+        reminders_after = v_reminders_after,
         updated_at = greatest(now(), ((a.updated_at AT TIME ZONE 'UTC') + interval '1 millisecond') AT TIME ZONE 'UTC')
       WHERE a.clinic_id = p_clinic_id AND a.id = v_id;
       -- Another provider now: the former one's time goes (after the update, which the sync reads).
@@ -103,10 +107,7 @@ BEGIN
     -- The new day's count, under the lock of the provider's version row just taken (§8 v1.4: over
     -- the daily limit, {stale}: read again).
     PERFORM clinic_check_daily_limit(p_clinic_id, ARRAY[v_provider], ARRAY[v_start], (p->>'now')::timestamptz);
-    PERFORM clinic_drop_reminders(p_clinic_id, v_id);
-    IF v_current.status = 'booked' THEN
-      PERFORM clinic_plan_reminders(p_clinic_id, v_id, v_start, (p->>'now')::timestamptz);
-    ELSE
+    IF v_current.status = 'pending' THEN
       -- Pending: its confirmation now also expires by the new start.
       INSERT INTO jobs (clinic_id, job_id, queue, data, run_at)
       VALUES (p_clinic_id, gen_random_uuid(), 'confirmation-expiry',

@@ -4,8 +4,9 @@
 -- 409 STALE_UPDATED_AT (§2; two desks at once: one wins); a change the table or the time does not
 -- allow is 409 INVALID_TRANSITION, one the caller may not make 403 FORBIDDEN (confirm and decline
 -- are STAFF's, the others STAFF's or the appointment's provider's). A decline (→ canceled, reason
--- declined) frees the time (clinic_sync_busy, clinic_bookings_changed) and drops the reminders; a
--- confirmation (pending → booked) plans them (§10). Appends to status_history and records
+-- declined) frees the time (clinic_sync_busy, clinic_bookings_changed), and its reminders are no
+-- longer due; a confirmation (pending → booked) sets reminders_after: its reminders (§10) count from
+-- now (the clinic's reminder sweep, clinic_due_reminders). Appends to status_history and records
 -- appointment.status_changed with previous_status (§13). SET enable_seqscan off; a generic plan on
 -- PostgreSQL only (DO block).
 CREATE OR REPLACE FUNCTION clinic_set_status(p_clinic_id uuid, p jsonb)
@@ -23,6 +24,7 @@ DECLARE
   v_current record;
   v_refusal text;
   v_canceled_at timestamptz;
+  v_reminders_after timestamptz;
   v_view jsonb;
   v_msg text;
   v_detail text;
@@ -59,17 +61,16 @@ BEGIN
     END IF;
     -- (Computed first: Citus refuses a non-immutable function inside a CASE of a distributed UPDATE.)
     v_canceled_at := CASE WHEN v_to = 'canceled' THEN now() END;
+    v_reminders_after := CASE WHEN v_current.status = 'pending' AND v_to = 'booked' THEN v_now END;
     UPDATE appointments a SET status = v_to,
       canceled_at = v_canceled_at,
+      reminders_after = coalesce(v_reminders_after, a.reminders_after),
       status_history = a.status_history || jsonb_build_array(clinic_status_entry(v_to, v_now, v_user, v_reason)),
       updated_at = greatest(now(), ((a.updated_at AT TIME ZONE 'UTC') + interval '1 millisecond') AT TIME ZONE 'UTC')
     WHERE a.clinic_id = p_clinic_id AND a.id = v_id;
     IF v_to = 'canceled' THEN
       PERFORM clinic_sync_busy(p_clinic_id, v_id, ARRAY[v_current.provider_id], v_now);
       PERFORM clinic_bookings_changed(p_clinic_id, ARRAY[v_current.provider_id]);
-      PERFORM clinic_drop_reminders(p_clinic_id, v_id);
-    ELSIF v_current.status = 'pending' THEN
-      PERFORM clinic_plan_reminders(p_clinic_id, v_id, v_current.starts_at, v_now);
     END IF;
     v_view := clinic_appointment_json(p_clinic_id, v_id);
     -- The caller's view (clinic_appointment_view) read before the event number is taken, not after

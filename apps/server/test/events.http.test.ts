@@ -494,9 +494,13 @@ describe("deliveries across processes", () => {
   });
 
   it("records each reminder once with two processes working, none after a cancel, anew after a reschedule", async () => {
-    // The clinic's clock runs two hours behind the database's: appointments an hour ahead of the
-    // clinic's now get both reminders planned, and every one of them is already due for the queue.
-    const clinicNow = () => new Date(Date.now() - 120 * 60_000);
+    // Booked an hour ahead of now, both reminders' moments are still to come; the two working
+    // processes' clock runs two hours ahead, so that to their sweeps every one is already due
+    // (the sweep decides what is due by the workers' clock: docs/events.md#reminders).
+    const clinicNow = () => new Date();
+    const later = () => new Date(Date.now() + 120 * 60_000);
+    // Only those two sweep: the earlier tests' working processes (one with a pinned clock) stop.
+    for (const earlier of apps.splice(0)) await earlier.close();
     const booking = await app({ workers: false, allowPrivate: true, now: clinicNow });
     const c = await bookableClinic(handle.db, {
       hours: { weekdays: [1, 2, 3, 4, 5, 6, 7], opens: "00:00", closes: "24:00" },
@@ -544,8 +548,8 @@ describe("deliveries across processes", () => {
       ).statusCode,
     ).toBe(200);
     // Two processes work the queue.
-    await app({ workers: true, allowPrivate: true });
-    await app({ workers: true, allowPrivate: true });
+    await app({ workers: true, allowPrivate: true, now: later });
+    await app({ workers: true, allowPrivate: true, now: later });
     type Event = { type: string; data: { id: string; offset_min?: number; start: string } };
     const events = () =>
       request(booking, {

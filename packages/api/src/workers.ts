@@ -4,9 +4,11 @@
 import type { DbHandle } from "@clinic/db";
 import {
   type ConfirmationExpiryJob,
-  type ReminderJob,
+  type ReminderSweepJob,
+  type ReminderSweepRun,
+  ensureReminderSweeps,
   runConfirmationExpiry,
-  runReminder,
+  runReminderSweep,
 } from "./modules/booking/index.ts";
 import { AvailabilityCache } from "./modules/availability/index.ts";
 import {
@@ -50,7 +52,9 @@ export interface WorkerSettings extends DeliverySettings {
   guestAddressKey?: string | undefined;
   /** Told of every retention run (/metrics). */
   onRetention?: ((run: RetentionRun) => void) | undefined;
-  /** How often this process makes sure every clinic with a retention period has its job (default 1 h). */
+  /** Told of every run of a clinic's reminder sweep (tests). */
+  onReminderSweep?: ((run: ReminderSweepRun) => void) | undefined;
+  /** How often this process makes sure every clinic with a retention period, or with reminders, has its job (default 1 h). */
   retentionEnsureIntervalMs?: number | undefined;
 }
 
@@ -69,7 +73,6 @@ export function startWorkers(handle: DbHandle, settings: WorkerSettings): JobWor
       settings,
     ),
   );
-  workers.work<ReminderJob>(queueNames.appointmentReminder, (job) => runReminder(handle.db, job.data));
   workers.work<ConfirmationExpiryJob>(queueNames.confirmationExpiry, async (job) => {
     await runConfirmationExpiry(handle.db, job.data);
   });
@@ -112,6 +115,16 @@ export function startWorkers(handle: DbHandle, settings: WorkerSettings): JobWor
     ),
   );
   workers.runEvery(settings.retentionEnsureIntervalMs ?? 3_600_000, () => ensureRetentionJobs(handle.db));
+  // Reminders: each clinic's one recurring sweep (docs/events.md#reminders), every 15 s, its pages'
+  // time budget well inside the job's lease; and the hourly look that restarts a missing or failed one.
+  workers.work<ReminderSweepJob>(queueNames.reminderSweep, (job) =>
+    runReminderSweep(
+      handle.db,
+      { now: clock, budgetMs: Math.min(10_000, leaseS * 250), onRun: settings.onReminderSweep },
+      job.data,
+    ),
+  );
+  workers.runEvery(settings.retentionEnsureIntervalMs ?? 3_600_000, () => ensureReminderSweeps(handle.db, clock()));
   // The waitlist matcher sweeps every clinic with waiting or offered entries (docs/waitlist.md#the-matcher).
   const waitlistCache = new AvailabilityCache({ maxEntries: 500 });
   workers.runEvery(settings.waitlistIntervalMs ?? 5_000, () =>

@@ -269,12 +269,12 @@ describe("the job queue", () => {
     await one.db.insert(jobs).values({
       clinicId,
       jobId: crypto.randomUUID(),
-      queue: queueNames.appointmentReminder,
+      queue: queueNames.reminderSweep,
       data: { clinicId },
       runAt: sql`now() - interval '90 seconds'`,
     });
     const state = await jobQueueState(one.db);
-    const reminders = state.find((s) => s.queue === queueNames.appointmentReminder);
+    const reminders = state.find((s) => s.queue === queueNames.reminderSweep);
     expect(reminders?.due).toBeGreaterThanOrEqual(1);
     expect(reminders?.oldestDueAgeS).toBeGreaterThanOrEqual(89);
     const [count] = rowsOf<{ n: number }>(

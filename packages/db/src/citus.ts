@@ -143,8 +143,8 @@ export const distributedFunctions: readonly { signature: string; clinicArgument:
   { signature: "clinic_check_schedule(uuid,jsonb)", clinicArgument: "p_clinic_id" },
   { signature: "clinic_check_daily_limit(uuid,uuid[],timestamptz[],timestamptz)", clinicArgument: "p_clinic_id" },
   { signature: "clinic_bookings_changed(uuid,uuid[])", clinicArgument: "p_clinic_id" },
-  { signature: "clinic_plan_reminders(uuid,uuid,timestamptz,timestamptz)", clinicArgument: "p_clinic_id" },
-  { signature: "clinic_drop_reminders(uuid,uuid)", clinicArgument: "p_clinic_id" },
+  // Reminders derived from the appointments: one page of a clinic's sweep (docs/events.md#reminders).
+  { signature: "clinic_due_reminders(uuid,jsonb)", clinicArgument: "p_clinic_id" },
   { signature: "clinic_record_event(uuid,text,jsonb)", clinicArgument: "p_clinic_id" },
   // The one planner of webhook deliveries (drizzle/functions/clinic_plan_deliveries.sql).
   { signature: "clinic_plan_deliveries(uuid,uuid[],text[])", clinicArgument: "p_clinic_id" },

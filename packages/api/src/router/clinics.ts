@@ -37,7 +37,7 @@ export const clinicsRouter = {
     .output(clinicOutput)
     .mutation(({ ctx, input }) => {
       if (!ctx.user.isAdmin) throw forbidden("creating a clinic needs the global ADMIN role");
-      return createClinic(ctx.db, input);
+      return createClinic(ctx.db, input, ctx.now());
     }),
 
   list: protectedProcedure
@@ -72,6 +72,6 @@ export const clinicsRouter = {
     .output(clinicOutput)
     .mutation(({ ctx, input }) => {
       const { clinic_id: _clinicId, ...patch } = input;
-      return updateClinic(ctx.db, ctx.clinic.id, patch);
+      return updateClinic(ctx.db, ctx.clinic.id, patch, ctx.now());
     }),
 } satisfies TRPCRouterRecord;

@@ -145,6 +145,14 @@ export const appointments = pgTable(
     ...timestamps("appointments"),
     canceledAt: instant("canceled_at"),
     rescheduledAt: instant("rescheduled_at"),
+    /**
+     * When it became `booked` at its current start — its booking, confirmation or last move, by the
+     * writer's clock — or null while it is held or pending. Its reminders (§10) are those whose
+     * moment (start − offset) is after this: none whose moment had passed when it was booked. The
+     * clinic's reminder sweep reads it (docs/events.md#reminders); nothing else is written for a
+     * reminder before it is due.
+     */
+    remindersAfter: instant("reminders_after"),
     /** Bumped by each reschedule: the iCalendar SEQUENCE of its event. */
     revision: integer("revision").notNull().default(0),
     /**

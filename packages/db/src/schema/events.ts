@@ -135,12 +135,12 @@ export const calendarFeeds = pgTable(
   ],
 );
 
-export const reminderStatuses = ["planned", "sent", "dropped"] as const;
-
 /**
- * The reminders of appointments: one per appointment, offset and planned start, with the queued
- * job that records it. A reminder is recorded once: its row is locked and marked sent in the
- * transaction that records the event.
+ * The reminders sent (§10, docs/events.md#reminders): one row per appointment, offset and start
+ * whose `appointment.reminder` event was recorded, written in that event's transaction by the
+ * clinic's reminder sweep (`clinic_due_reminders`). Nothing is written before a reminder is due:
+ * what is due is read from the appointments' start index. The key is the rule "once each": a
+ * second sweep (another process, a repeat after a crash) inserting the same key does nothing.
  */
 export const appointmentReminders = pgTable(
   "appointment_reminders",
@@ -150,14 +150,12 @@ export const appointmentReminders = pgTable(
       .references(() => clinics.id, { onDelete: "cascade" }),
     appointmentId: uuid("appointment_id").notNull(),
     offsetMin: integer("offset_min").notNull(),
+    /** The start it reminded of: a moved appointment is reminded again at its new start. */
     startsAt: instant("starts_at").notNull(),
-    jobId: uuid("job_id").notNull(),
-    status: text("status", { enum: reminderStatuses }).notNull().default("planned"),
-    ...timestamps("appointment_reminders"),
+    sentAt: instant("sent_at").notNull().defaultNow(),
   },
   (t) => [
     primaryKey({ name: "appointment_reminders_pkey", columns: [t.clinicId, t.appointmentId, t.offsetMin, t.startsAt] }),
-    check("appointment_reminders_status_check", sql`${t.status} in ('planned', 'sent', 'dropped')`),
   ],
 );
 
@@ -177,7 +175,7 @@ export const jobs = pgTable(
     clinicId: uuid("clinic_id")
       .notNull()
       .references(() => clinics.id, { onDelete: "cascade" }),
-    /** The job's id: what a change that plans a job remembers to cancel it (reminders, deliveries). */
+    /** The job's id: what a change that plans a job remembers to cancel it (a delivery's retry, a recurring job). */
     jobId: uuid("job_id").notNull(),
     queue: text("queue").notNull(),
     data: jsonb("data").$type<Record<string, unknown>>().notNull(),

@@ -1,4 +1,4 @@
-// Cancelling an appointment: its slot freed, its reminders dropped, the change recorded.
+// Cancelling an appointment: its slot freed, the change recorded (its reminders are no longer due).
 import { and, eq, sql } from "drizzle-orm";
 import { appointments, type Db } from "@clinic/db";
 import { invalidateAvailability } from "../availability/index.ts";
@@ -12,7 +12,6 @@ import {
   lockAppointment,
 } from "./appointments.ts";
 import { syncProviderBusy } from "./busy.ts";
-import { dropReminders } from "./reminders.ts";
 
 /**
  * Cancels a booked or pending appointment (idempotent) and frees its slot. Once the patient has
@@ -47,7 +46,6 @@ export async function cancelAppointment(
       .where(and(eq(appointments.clinicId, clinicId), eq(appointments.id, id)));
     await syncProviderBusy(tx, clinicId, id, [row.providerId], now);
     await invalidateAvailability(tx, clinicId, [row.providerId], { schedule: false });
-    await dropReminders(tx, clinicId, id);
     const canceled = await getAppointment(tx, clinicId, id);
     await recordChanges(tx, clinicId, [{ type: "appointment.canceled", data: eventAppointment(canceled) }]);
     return canceled;

@@ -6,6 +6,7 @@ import { keyset } from "../../pagination.ts";
 import { instantOutput } from "../../schemas/wire.ts";
 import type { Caller } from "../access/index.ts";
 import { invalidateAvailability } from "../availability/index.ts";
+import { scheduleReminderSweep } from "../booking/index.ts";
 import { scheduleRetention } from "../patientData/index.ts";
 
 export const clinicOutput = z.object({
@@ -102,8 +103,11 @@ const columnsOf = (settings: ClinicSettings) => ({
   retentionDays: settings.retention_days,
 });
 
-/** Creates a clinic (the caller has been checked to be a global ADMIN); a retention period starts its job. */
-export async function createClinic(db: Db, input: ClinicSettings & { name: string }): Promise<ClinicView> {
+/**
+ * Creates a clinic (the caller has been checked to be a global ADMIN); a retention period starts its
+ * job, reminder offsets its reminder sweep (from `now`, the caller's clock).
+ */
+export async function createClinic(db: Db, input: ClinicSettings & { name: string }, now: Date): Promise<ClinicView> {
   return db.transaction(async (tx) => {
     const row = returnedRow(
       await tx
@@ -113,6 +117,7 @@ export async function createClinic(db: Db, input: ClinicSettings & { name: strin
       "clinic",
     );
     if (row.retentionDays !== null) await scheduleRetention(tx, row.id, row.retentionDays);
+    await scheduleReminderSweep(tx, row.id, row.reminderOffsetsMin, now);
     return toClinic(row);
   });
 }
@@ -141,9 +146,10 @@ export async function getClinic(db: Db, clinicId: string): Promise<ClinicView> {
 
 /**
  * Changes a clinic's settings; a new zone moves every wall-clock period, so availability is
- * invalidated; a new retention period runs the retention job now (and daily), none removes it.
+ * invalidated; a new retention period runs the retention job now (and daily), none removes it; new
+ * reminder offsets give the clinic its reminder sweep (from `now`, the caller's clock), none removes it.
  */
-export async function updateClinic(db: Db, clinicId: string, patch: ClinicSettings): Promise<ClinicView> {
+export async function updateClinic(db: Db, clinicId: string, patch: ClinicSettings, now: Date): Promise<ClinicView> {
   const set = columnsOf(patch);
   // An empty PATCH changes nothing and writes nothing, so updated_at stays (an empty SET is no SQL).
   if (Object.values(set).every((value) => value === undefined)) return getClinic(db, clinicId);
@@ -158,6 +164,7 @@ export async function updateClinic(db: Db, clinicId: string, patch: ClinicSettin
     if (!row) throw notFound("clinic");
     if (row.timezone !== before.timezone) await invalidateAvailability(tx, clinicId, [clinicId]);
     if (row.retentionDays !== before.retentionDays) await scheduleRetention(tx, clinicId, row.retentionDays);
+    if (patch.reminder_offsets_min) await scheduleReminderSweep(tx, clinicId, row.reminderOffsetsMin, now);
     return toClinic(row);
   });
 }

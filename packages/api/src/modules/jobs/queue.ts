@@ -15,7 +15,7 @@ import { type Db, jobs, rowsOf } from "@clinic/db";
 
 export const queueNames = {
   webhookDelivery: "webhook-delivery",
-  appointmentReminder: "appointment-reminder",
+  reminderSweep: "reminder-sweep",
   confirmationExpiry: "confirmation-expiry",
   messageSend: "message-send",
   calendarSync: "calendar-sync",
@@ -155,10 +155,13 @@ async function fail(
 /**
  * A recurring job's outcome (a calendar's sync, docs/jobs.md#recurring-jobs): it ran, and its row
  * stays, due again at `repeatAt` with its attempts reset — one row per recurring task, so that one
- * run of it at a time is the queue's lease, on any number of processes.
+ * run of it at a time is the queue's lease, on any number of processes. `data`, when given, is the
+ * job's data from then on (what the next run starts from: a clinic's reminder sweep keeps where it
+ * got to), written in the same statement.
  */
 export interface Repeat {
   repeatAt: Date;
+  data?: object | undefined;
 }
 
 /** What a job's run came to: null (done: the row goes), an error (retried), or a repeat. */
@@ -197,11 +200,18 @@ function eachJob(handler: Handler): BatchHandler {
     );
 }
 
-/** Makes a claim's recurring job due again at its time, attempts reset (still under this lease). */
-async function repeat(db: Db, claimed: Claim, jobId: string, at: Date): Promise<void> {
+/** Makes a claim's recurring job due again at its time, attempts reset, with its new data if any (still under this lease). */
+async function repeat(db: Db, claimed: Claim, jobId: string, next: Repeat): Promise<void> {
   await db
     .update(jobs)
-    .set({ leaseId: null, leasedUntil: null, lastError: null, attempts: 0, runAt: at })
+    .set({
+      leaseId: null,
+      leasedUntil: null,
+      lastError: null,
+      attempts: 0,
+      runAt: next.repeatAt,
+      ...(next.data ? { data: { ...next.data } } : {}),
+    })
     .where(and(eq(jobs.clinicId, claimed.clinicId), eq(jobs.jobId, jobId), eq(jobs.leaseId, claimed.lease)));
 }
 
@@ -264,7 +274,7 @@ async function runClaim(
   const byQueue = new Map<string, Claim["jobs"]>();
   for (const job of claimed.jobs) byQueue.set(job.queue, [...(byQueue.get(job.queue) ?? []), job]);
   const failed = new Map<string, Error>();
-  const repeats = new Map<string, Date>();
+  const repeats = new Map<string, Repeat>();
   await Promise.all(
     [...byQueue].map(async ([queue, list]) => {
       const handler = handlers.get(queue);
@@ -278,7 +288,7 @@ async function runClaim(
       list.forEach((job, i) => {
         const outcome = i < errors.length ? errors[i] : new Error("the handler gave no outcome");
         if (outcome instanceof Error) failed.set(job.id, outcome);
-        else if (outcome) repeats.set(job.id, outcome.repeatAt);
+        else if (outcome) repeats.set(job.id, outcome);
       });
     }),
   );
@@ -287,7 +297,7 @@ async function runClaim(
     claimed,
     claimed.jobs.filter((job) => !failed.has(job.id) && !repeats.has(job.id)).map((job) => job.id),
   );
-  for (const [jobId, at] of repeats) await repeat(db, claimed, jobId, at);
+  for (const [jobId, next] of repeats) await repeat(db, claimed, jobId, next);
   for (const job of claimed.jobs) {
     const error = failed.get(job.id);
     if (error) await fail(db, claimed, job, errorText(error), policy);

@@ -9,7 +9,7 @@ import type { SeriesView } from "./view.ts";
 /**
  * Cancels the series' booked and pending occurrences that start at `from` or later (`from` must be
  * an occurrence's start), or without `from` all that have not started; each like B5 (its slot
- * freed, reminders dropped, `appointment.canceled` recorded), all in one transaction. The patient
+ * freed, `appointment.canceled` recorded; their reminders are no longer due), all in one transaction. The patient
  * gets one message for all of them. Occurrences already canceled, past, or at the desk stay as they
  * are; a second call changes nothing.
  */

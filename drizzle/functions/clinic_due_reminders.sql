@@ -1,0 +1,82 @@
+-- §10 reminders, derived from the appointments (docs/events.md#reminders): one page of the clinic's
+-- reminder sweep (runReminderSweep, modules/booking/reminders.ts). A reminder is due for each
+-- offset of the clinic (reminder_offsets_min) and each `booked` appointment at start − offset, when
+-- that moment is in [p.from, p.now] and after the appointment's reminders_after — the moment it
+-- became booked at its current start (booking, confirmation, move): none whose moment had passed
+-- then; held, pending and canceled appointments have none; a moved one is due at its new start.
+-- Nothing is written for a reminder before it is due: the candidates come from
+-- appointments_clinic_start_idx, one range per offset, oldest moment first, at most p.limit, less
+-- those already sent (appointment_reminders, by its key). Each candidate is locked FOR SHARE SKIP
+-- LOCKED with its status and start re-checked, so that a cancel, move or status change of it either
+-- committed first (then it is not due) or waits for this transaction and records its event after
+-- the reminder's; one locked by such a change now is left for the next page or sweep. Each is then
+-- marked sent (INSERT … ON CONFLICT DO NOTHING on the key: a concurrent or repeated sweep marks and
+-- records only what it inserted — once each), and last, when the clinic's event counter is taken,
+-- its appointment.reminder event is recorded by clinic_record_event (the appointment as the API
+-- shows it plus offset_min, with its webhook deliveries and the patient's e-mail). One statement of
+-- the sweep, delegated to the clinic's node on Citus. Answers {offsets, seen, sent, last}: the
+-- clinic's offsets (none: the sweep ends), the candidates looked at (p.limit of them: there may be
+-- more), how many were recorded, and the last one's moment (where the next page starts).
+CREATE OR REPLACE FUNCTION clinic_due_reminders(p_clinic_id uuid, p jsonb)
+ RETURNS jsonb
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+  v_from timestamptz := (p->>'from')::timestamptz;
+  v_now timestamptz := (p->>'now')::timestamptz;
+  v_limit integer := (p->>'limit')::integer;
+  v_due record;
+  v_seen integer := 0;
+  v_last timestamptz;
+  v_marked integer;
+  v_ids uuid[] := '{}';
+  v_offsets integer[] := '{}';
+  v_count integer;
+BEGIN
+  SELECT cardinality(c.reminder_offsets_min) INTO v_count FROM clinics c WHERE c.id = p_clinic_id;
+  IF coalesce(v_count, 0) = 0 THEN
+    RETURN jsonb_build_object('offsets', 0, 'seen', 0, 'sent', 0, 'last', NULL);
+  END IF;
+  FOR v_due IN
+    SELECT d.id, d.offset_min, d.starts_at, d.at FROM (
+      SELECT a.id, o.offset_min, a.starts_at, a.starts_at - make_interval(mins => o.offset_min) AS at
+      FROM (SELECT DISTINCT u.offset_min FROM clinics c, unnest(c.reminder_offsets_min) AS u(offset_min)
+            WHERE c.id = p_clinic_id) o
+      CROSS JOIN LATERAL (
+        SELECT a.id, a.starts_at FROM appointments a
+        WHERE a.clinic_id = p_clinic_id
+          AND a.starts_at >= v_from + make_interval(mins => o.offset_min)
+          AND a.starts_at <= v_now + make_interval(mins => o.offset_min)
+          AND a.status = 'booked'
+          AND a.reminders_after < a.starts_at - make_interval(mins => o.offset_min)
+          AND NOT EXISTS (SELECT 1 FROM appointment_reminders r
+                          WHERE r.clinic_id = p_clinic_id AND r.appointment_id = a.id
+                            AND r.offset_min = o.offset_min AND r.starts_at = a.starts_at)
+        ORDER BY a.starts_at, a.id
+        LIMIT v_limit) a
+    ) d
+    ORDER BY d.at, d.id
+    LIMIT v_limit
+  LOOP
+    v_seen := v_seen + 1;
+    v_last := v_due.at;
+    PERFORM 1 FROM appointments a
+    WHERE a.clinic_id = p_clinic_id AND a.id = v_due.id AND a.status = 'booked' AND a.starts_at = v_due.starts_at
+    FOR SHARE SKIP LOCKED;
+    CONTINUE WHEN NOT FOUND;
+    INSERT INTO appointment_reminders (clinic_id, appointment_id, offset_min, starts_at)
+    VALUES (p_clinic_id, v_due.id, v_due.offset_min, v_due.starts_at)
+    ON CONFLICT DO NOTHING;
+    GET DIAGNOSTICS v_marked = ROW_COUNT;
+    CONTINUE WHEN v_marked = 0;
+    v_ids := v_ids || v_due.id;
+    v_offsets := v_offsets || v_due.offset_min;
+  END LOOP;
+  -- The events last: the counter's lock, which the clinic's other writers wait for, is held only
+  -- from here to the commit.
+  FOR i IN 1 .. cardinality(v_ids) LOOP
+    PERFORM clinic_record_event(p_clinic_id, 'appointment.reminder',
+      clinic_appointment_json(p_clinic_id, v_ids[i]) || jsonb_build_object('offset_min', v_offsets[i]));
+  END LOOP;
+  RETURN jsonb_build_object('offsets', v_count, 'seen', v_seen, 'sent', cardinality(v_ids), 'last', clinic_iso_instant(v_last));
+END $function$;
