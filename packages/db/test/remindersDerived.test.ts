@@ -3,7 +3,7 @@ import { sql } from "drizzle-orm";
 import { migrate, rowsOf } from "../src/index.ts";
 import { createScratchDatabase } from "../src/testing.ts";
 
-// drizzle/0030_reminders_derived.sql on a database that planned reminders (issue 49): the planned
+// drizzle/0029_reminders_derived.sql on a database that planned reminders (issue 49): the planned
 // rows and their jobs go, the reminders sent stay as the record of what was sent, each clinic with
 // offsets gets its one sweep looking back to its earliest reminder still planned, and the sweep's
 // first page sends that overdue one — once.
