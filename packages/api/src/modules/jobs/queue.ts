@@ -313,6 +313,7 @@ export class JobWorkers {
   private again = false;
   private stopping = false;
   private readonly repeating: { handle: NodeJS.Timeout | undefined; running: Promise<unknown> }[] = [];
+  private readonly companions: { stop(): Promise<void> }[] = [];
 
   constructor(
     private readonly database: { db: Db },
@@ -421,6 +422,11 @@ export class JobWorkers {
     this.repeating.push(timer);
   }
 
+  /** A loop of this process's background work outside the queue (the webhooks' feed) that stops with it. */
+  stopsWith(companion: { stop(): Promise<void> }): void {
+    this.companions.push(companion);
+  }
+
   /**
    * Stops looking for jobs and waits for the running ones (each ends within its own timeout — an
    * SMTP send gives up after 15 s, a webhook delivery after 10 s), so that none writes through a
@@ -435,8 +441,10 @@ export class JobWorkers {
       timer.handle = undefined;
       await timer.running;
     }
+    const companions = Promise.all(this.companions.splice(0).map((companion) => companion.stop()));
     await this.looking;
     while (this.claims.size > 0) await Promise.all([...this.claims]);
+    await companions;
   }
 }
 

@@ -1,0 +1,269 @@
+import { randomUUID } from "node:crypto";
+import { sql } from "drizzle-orm";
+import { type Db, rowsOf } from "@clinic/db";
+import { eventJson } from "../events/index.ts";
+import { type DeliverySettings, appointmentAnswers, appointmentIdOf } from "./deliver.ts";
+import { type PostResult, postJson } from "./outbound.ts";
+import { signedHeaders } from "./webhooks.ts";
+
+/**
+ * Webhook deliveries from the event feed (docs/events.md#webhooks). A booking writes nothing for
+ * webhooks: each webhook follows its clinic's gap-free feed from its own cursor (`feed_seq`). The
+ * workers' look asks, in one statement over every clinic, which active webhooks' cursors are behind
+ * their clinic's event counter; a worker then leases one webhook's feed and reads its next batch
+ * (`clinic_webhook_feed`, one statement on the clinic's node), POSTs the events one after the other
+ * in feed order, and records the outcomes — a delivery row per attempt, a retry job for a failed one
+ * — with the cursor's move and the next batch's claim, again in one statement.
+ */
+
+/** An event of a claimed batch, as `clinic_webhook_feed` answers it. */
+interface FeedEvent {
+  id: string;
+  seq: number;
+  type: string;
+  occurred_at: string;
+  data: Record<string, unknown>;
+}
+
+/** What `clinic_webhook_feed` answers: whether the outcomes were recorded, and the next batch if one was claimed. */
+interface FeedBatch {
+  recorded: boolean;
+  lease?: string;
+  to?: number;
+  url?: string;
+  secret?: string;
+  include_answers?: boolean;
+  events?: FeedEvent[];
+}
+
+/** One attempt's outcome, as the function records it: the delivery row, and its retry's job and time. */
+interface Attempted {
+  id: string;
+  event_id: string;
+  event_type: string;
+  status: "succeeded" | "pending" | "failed";
+  code: number | null;
+  error: string | null;
+  job_id: string | null;
+  at: string | null;
+}
+
+/** A batch's outcomes: the attempts made, and how far the cursor moves. */
+interface Done {
+  lease: string;
+  to: number;
+  deliveries: Attempted[];
+}
+
+/**
+ * Active webhooks whose cursor is behind their clinic's counter and whose feed no live lease holds:
+ * one statement over every clinic (on Citus a co-located join on each shard, like the job queue's
+ * look for due clinics), the largest backlogs first.
+ */
+async function webhooksBehind(db: Db, limit: number): Promise<{ clinicId: string; webhookId: string }[]> {
+  const rows = rowsOf<{ clinic_id: string; id: string }>(
+    await db.execute(sql`
+      select w.clinic_id, w.id from webhooks w join event_counters c on c.clinic_id = w.clinic_id
+      where w.active and c.last_seq > w.feed_seq and (w.feed_leased_until is null or w.feed_leased_until <= now())
+      order by c.last_seq - w.feed_seq desc limit ${limit}`),
+  );
+  return rows.map((r) => ({ clinicId: r.clinic_id, webhookId: r.id }));
+}
+
+/** Records `done` (if any) and claims the next batch of up to `limit` events (none for 0): one statement. */
+async function feedStep(
+  db: Db,
+  clinicId: string,
+  webhookId: string,
+  done: Done | null,
+  limit: number,
+  leaseS: number,
+): Promise<FeedBatch> {
+  const [row] = rowsOf<{ batch: FeedBatch }>(
+    await db.execute(
+      sql`select clinic_webhook_feed(${clinicId}::uuid, ${webhookId}::uuid, ${done?.lease ?? null}::uuid, ${done ? JSON.stringify(done) : null}::jsonb, ${limit}::int, ${leaseS}::int) as batch`,
+    ),
+  );
+  return row?.batch ?? { recorded: false };
+}
+
+/** How the feed workers run (docs/events.md#webhooks). */
+export interface WebhookFeedSettings extends DeliverySettings {
+  /** How often an idle process looks for webhooks behind their feed (default 250 ms). */
+  pollIntervalMs?: number | undefined;
+  /** Seconds a batch is leased for (the job queue's lease, JOB_LEASE_S). */
+  leaseS: number;
+  /** Events claimed in one batch (default 50). */
+  batchSize?: number | undefined;
+  /** Webhooks this process follows at once (default 100). */
+  maxRunning?: number | undefined;
+  onError?: ((error: Error) => void) | undefined;
+}
+
+/**
+ * POSTs a batch's events in feed order, one at a time (so they arrive in that order), and answers
+ * the outcomes. It stops early — and the cursor moves only past what was attempted — when the next
+ * attempt could outlast half the lease, or when the process stops.
+ */
+async function sendBatch(
+  db: Db,
+  clinicId: string,
+  batch: FeedBatch,
+  settings: WebhookFeedSettings,
+  stopping: () => boolean,
+): Promise<Done | null> {
+  const { lease, url, secret, events, to } = batch;
+  if (lease === undefined || url === undefined || secret === undefined || events === undefined || to === undefined)
+    return null;
+  const answers = batch.include_answers
+    ? await appointmentAnswers(
+        db,
+        clinicId,
+        events.flatMap((event) => appointmentIdOf(event) ?? []),
+      )
+    : new Map<string, never>();
+  const started = Date.now();
+  const deliveries: Attempted[] = [];
+  let reached = to;
+  for (const event of events) {
+    const late = Date.now() - started + settings.timeoutMs > (settings.leaseS * 1000) / 2;
+    if (deliveries.length > 0 && (late || stopping())) {
+      // The cursor stops before this event: every event up to the previous one matched or was attempted.
+      reached = event.seq - 1;
+      break;
+    }
+    const id = appointmentIdOf(event);
+    const withAnswers = id === undefined ? undefined : answers.get(id);
+    const body = eventJson({
+      id: event.id,
+      type: event.type,
+      clinic_id: clinicId,
+      occurred_at: new Date(event.occurred_at),
+      data: withAnswers === undefined ? event.data : { ...event.data, answers: withAnswers },
+    });
+    let result: PostResult;
+    try {
+      // Wall-clock time, always: receivers check the signed timestamp against their own clock.
+      result = await postJson(new URL(url), body, signedHeaders(secret, event.id, body, new Date()), {
+        allowPrivate: settings.allowPrivate,
+        timeoutMs: settings.timeoutMs,
+      });
+    } catch (error) {
+      result = { error: error instanceof Error ? error.message : String(error) };
+    }
+    deliveries.push(outcomeOf(event, result, settings.retryDelaysS));
+  }
+  return { lease, to: reached, deliveries };
+}
+
+/** A first attempt's outcome: succeeded on a 2xx; else pending with its retry queued after the first delay, or failed. */
+function outcomeOf(event: FeedEvent, result: PostResult, retryDelaysS: readonly number[]): Attempted {
+  const ok = result.status !== undefined && result.status >= 200 && result.status < 300;
+  const delay = ok ? undefined : retryDelaysS[0];
+  return {
+    id: randomUUID(),
+    event_id: event.id,
+    event_type: event.type,
+    status: ok ? "succeeded" : delay === undefined ? "failed" : "pending",
+    code: result.status ?? null,
+    error: result.error ?? null,
+    job_id: delay === undefined ? null : randomUUID(),
+    at: delay === undefined ? null : new Date(Date.now() + delay * 1000).toISOString(),
+  };
+}
+
+/**
+ * Follows one webhook's feed while it has events: claim a batch, send it, record it and claim the
+ * next in one statement, until none is left (or the process stops). Answers the events attempted.
+ */
+export async function followWebhookFeed(
+  db: Db,
+  clinicId: string,
+  webhookId: string,
+  settings: WebhookFeedSettings,
+  stopping: () => boolean = () => false,
+): Promise<number> {
+  const limit = settings.batchSize ?? 50;
+  let attempted = 0;
+  let batch = await feedStep(db, clinicId, webhookId, null, stopping() ? 0 : limit, settings.leaseS);
+  for (;;) {
+    const done = await sendBatch(db, clinicId, batch, settings, stopping);
+    if (!done) return attempted;
+    attempted += done.deliveries.length;
+    batch = await feedStep(db, clinicId, webhookId, done, stopping() ? 0 : limit, settings.leaseS);
+  }
+}
+
+/**
+ * The feed workers of one process: one loop that looks for webhooks behind their feed and follows
+ * each (one at a time per webhook, any number of webhooks at once up to `maxRunning`); a look that
+ * found as many as it may take looks again at once, otherwise every poll interval. Several processes
+ * share the webhooks through the feed's lease.
+ */
+export class WebhookFeedWorkers {
+  private readonly following = new Map<string, Promise<void>>();
+  private timer: NodeJS.Timeout | undefined;
+  private looking: Promise<void> | undefined;
+  private stopping = false;
+  private readonly pollIntervalMs: number;
+  private readonly maxRunning: number;
+
+  constructor(
+    private readonly db: Db,
+    private readonly settings: WebhookFeedSettings,
+  ) {
+    this.pollIntervalMs = settings.pollIntervalMs ?? 250;
+    this.maxRunning = settings.maxRunning ?? 100;
+    this.schedule(0);
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopping || this.timer || this.looking) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.look();
+    }, delayMs);
+  }
+
+  private look(): void {
+    let again = false;
+    this.looking = (async () => {
+      const room = this.maxRunning - this.following.size;
+      if (room <= 0) return;
+      const behind = await webhooksBehind(this.db, room + this.following.size);
+      let started = 0;
+      for (const { clinicId, webhookId } of behind) {
+        const key = `${clinicId}/${webhookId}`;
+        if (this.stopping || this.following.size >= this.maxRunning) break;
+        if (this.following.has(key)) continue;
+        started++;
+        const run = followWebhookFeed(this.db, clinicId, webhookId, this.settings, () => this.stopping)
+          .then(() => undefined)
+          .catch((error: unknown) => {
+            this.settings.onError?.(error instanceof Error ? error : new Error(String(error)));
+          })
+          .finally(() => {
+            this.following.delete(key);
+          });
+        this.following.set(key, run);
+      }
+      again = started >= room;
+    })()
+      .catch((error: unknown) => {
+        this.settings.onError?.(error instanceof Error ? error : new Error(String(error)));
+      })
+      .finally(() => {
+        this.looking = undefined;
+        this.schedule(again ? 0 : this.pollIntervalMs);
+      });
+  }
+
+  /** Stops looking; the webhooks being followed record what they sent and claim no more. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.looking;
+    while (this.following.size > 0) await Promise.all([...this.following.values()]);
+  }
+}
