@@ -44,7 +44,14 @@ const settings: WebhookFeedSettings = { allowPrivate: true, timeoutMs: 5_000, re
 describe("webhook deliveries from the event feed", () => {
   const hooks = receiver();
   beforeAll(() => new Promise<void>((resolve) => hooks.server.listen(0, "127.0.0.1", resolve)));
-  afterAll(() => new Promise<void>((resolve) => hooks.server.close(() => resolve())));
+  afterAll(
+    () =>
+      new Promise<void>((resolve) => {
+        hooks.server.close(() => {
+          resolve();
+        });
+      }),
+  );
 
   async function clinic() {
     const c = await bookableClinic(t.db);
