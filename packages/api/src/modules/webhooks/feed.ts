@@ -60,7 +60,7 @@ interface Done {
  * one statement over every clinic (on Citus a co-located join on each shard, like the job queue's
  * look for due clinics), the largest backlogs first.
  */
-async function webhooksBehind(db: Db, limit: number): Promise<{ clinicId: string; webhookId: string }[]> {
+export async function webhooksBehind(db: Db, limit: number): Promise<{ clinicId: string; webhookId: string }[]> {
   const rows = rowsOf<{ clinic_id: string; id: string }>(
     await db.execute(sql`
       select w.clinic_id, w.id from webhooks w join event_counters c on c.clinic_id = w.clinic_id
