@@ -173,8 +173,10 @@ function outcomeOf(event: FeedEvent, result: PostResult, retryDelaysS: readonly 
 }
 
 /**
- * Follows one webhook's feed while it has events: claim a batch, send it, record it and claim the
- * next in one statement, until none is left (or the process stops). Answers the events attempted.
+ * Follows one webhook's feed while it has a backlog: claim a batch, send it, record it — and, when
+ * the batch was full, claim the next in the same statement (a batch that was not full read the feed
+ * to its end: what comes next waits for the next look, so events that trickle in are not sent in
+ * batches of one). Stops when the process stops. Answers the events attempted.
  */
 export async function followWebhookFeed(
   db: Db,
@@ -190,7 +192,8 @@ export async function followWebhookFeed(
     const done = await sendBatch(db, clinicId, batch, settings, stopping);
     if (!done) return attempted;
     attempted += done.deliveries.length;
-    batch = await feedStep(db, clinicId, webhookId, done, stopping() ? 0 : limit, settings.leaseS);
+    const full = (batch.events?.length ?? 0) >= limit && done.to === batch.to;
+    batch = await feedStep(db, clinicId, webhookId, done, full && !stopping() ? limit : 0, settings.leaseS);
   }
 }
 
