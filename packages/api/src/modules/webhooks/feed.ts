@@ -103,7 +103,8 @@ export interface WebhookFeedSettings extends DeliverySettings {
 /**
  * POSTs a batch's events in feed order, one at a time (so they arrive in that order), and answers
  * the outcomes. It stops early — and the cursor moves only past what was attempted — when the next
- * attempt could outlast half the lease, or when the process stops.
+ * attempt could end past three quarters of the lease (the rest is for recording the outcomes), or
+ * when the process stops.
  */
 async function sendBatch(
   db: Db,
@@ -126,7 +127,7 @@ async function sendBatch(
   const deliveries: Attempted[] = [];
   let reached = to;
   for (const event of events) {
-    const late = Date.now() - started + settings.timeoutMs > (settings.leaseS * 1000) / 2;
+    const late = Date.now() - started + settings.timeoutMs > settings.leaseS * 750;
     if (deliveries.length > 0 && (late || stopping())) {
       // The cursor stops before this event: every event up to the previous one matched or was attempted.
       reached = event.seq - 1;
