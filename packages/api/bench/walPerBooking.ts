@@ -4,7 +4,7 @@
 // and after the last delivery is recorded. Use a PostgreSQL server of its own: the WAL position is
 // the server's, so another database's writes would count too.
 //
-//   DATABASE_URL=postgres://… npx tsx bench/walPerBooking.ts [N] [--no-webhook]
+//   npx tsx bench/walPerBooking.ts postgres://… [N] [--no-webhook]
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { sql } from "drizzle-orm";
@@ -16,10 +16,10 @@ import { createCallerFactory } from "../src/trpc.ts";
 import { startWorkers } from "../src/workers.ts";
 import { addService, addWebhook, bookableClinic, pinnedNow } from "../testing/index.ts";
 
-const url = process.argv.find((a) => a.startsWith("postgres://")) ?? process.env.DATABASE_URL;
+const url = process.argv.find((a) => a.startsWith("postgres://"));
 const count = Number(process.argv.find((a) => /^\d+$/.test(a)) ?? 500);
 const webhook = !process.argv.includes("--no-webhook");
-if (!url) throw new Error("DATABASE_URL: a PostgreSQL server of its own");
+if (!url) throw new Error("the URL of a PostgreSQL server of its own, postgres://…");
 
 const received = new Set<string>();
 const receiver = createServer((req, res) => {
