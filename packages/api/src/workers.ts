@@ -69,10 +69,10 @@ export function startWorkers(handle: DbHandle, settings: WorkerSettings): JobWor
   });
   // Webhooks follow their clinics' event feeds, each from its own cursor (docs/events.md#webhooks);
   // a booking writes nothing for them.
-  workers.stopsWith(
+  // The queue's look finds the webhooks behind in the same statement as the due clinics.
+  workers.alongside(
     new WebhookFeedWorkers(handle.db, {
       ...settings,
-      pollIntervalMs: settings.pollIntervalMs,
       leaseS: settings.jobRetry?.leaseS ?? 120,
       onError: settings.onError,
     }),

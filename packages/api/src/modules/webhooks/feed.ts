@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
-import { sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import { type Db, rowsOf } from "@clinic/db";
 import { eventJson } from "../events/index.ts";
+import type { LookCompanion } from "../jobs/index.ts";
 import { type DeliverySettings, appointmentAnswers, appointmentIdOf } from "./deliver.ts";
 import { type PostResult, postJson } from "./outbound.ts";
 import { signedHeaders } from "./webhooks.ts";
@@ -56,17 +57,18 @@ interface Done {
 }
 
 /**
- * Active webhooks whose cursor is behind their clinic's counter and whose feed no live lease holds:
- * one statement over every clinic (on Citus a co-located join on each shard, like the job queue's
- * look for due clinics), the largest backlogs first.
+ * Active webhooks whose cursor is behind their clinic's counter and whose feed no live lease holds,
+ * the largest backlogs first: over every clinic, on Citus a co-located join run on each shard, like
+ * the job queue's look for due clinics — and run as part of that look (`LookCompanion`).
  */
+export const webhooksBehindSql = (limit: number): SQL => sql`
+  select w.clinic_id, w.id from webhooks w join event_counters c on c.clinic_id = w.clinic_id
+  where w.active and c.last_seq > w.feed_seq and (w.feed_leased_until is null or w.feed_leased_until <= now())
+  order by c.last_seq - w.feed_seq desc limit ${limit}`;
+
+/** The webhooks behind their feed (`webhooksBehindSql` on its own). */
 export async function webhooksBehind(db: Db, limit: number): Promise<{ clinicId: string; webhookId: string }[]> {
-  const rows = rowsOf<{ clinic_id: string; id: string }>(
-    await db.execute(sql`
-      select w.clinic_id, w.id from webhooks w join event_counters c on c.clinic_id = w.clinic_id
-      where w.active and c.last_seq > w.feed_seq and (w.feed_leased_until is null or w.feed_leased_until <= now())
-      order by c.last_seq - w.feed_seq desc limit ${limit}`),
-  );
+  const rows = rowsOf<{ clinic_id: string; id: string }>(await db.execute(webhooksBehindSql(limit)));
   return rows.map((r) => ({ clinicId: r.clinic_id, webhookId: r.id }));
 }
 
@@ -89,8 +91,6 @@ async function feedStep(
 
 /** How the feed workers run (docs/events.md#webhooks). */
 export interface WebhookFeedSettings extends DeliverySettings {
-  /** How often an idle process looks for webhooks behind their feed (default 250 ms). */
-  pollIntervalMs?: number | undefined;
   /** Seconds a batch is leased for (the job queue's lease, JOB_LEASE_S). */
   leaseS: number;
   /** Events claimed in one batch (default 50). */
@@ -199,75 +199,52 @@ export async function followWebhookFeed(
 }
 
 /**
- * The feed workers of one process: one loop that looks for webhooks behind their feed and follows
- * each (one at a time per webhook, any number of webhooks at once up to `maxRunning`); a look that
- * found as many as it may take looks again at once, otherwise every poll interval. Several processes
- * share the webhooks through the feed's lease.
+ * The feed workers of one process: the job queue's look finds the webhooks behind their feed (in its
+ * one statement a poll, `LookCompanion`) and this follows each — one at a time per webhook, any
+ * number of webhooks at once up to `maxRunning`. Several processes share the webhooks through the
+ * feed's lease.
  */
-export class WebhookFeedWorkers {
+export class WebhookFeedWorkers implements LookCompanion {
   private readonly following = new Map<string, Promise<void>>();
-  private timer: NodeJS.Timeout | undefined;
-  private looking: Promise<void> | undefined;
   private stopping = false;
-  private readonly pollIntervalMs: number;
   private readonly maxRunning: number;
 
   constructor(
     private readonly db: Db,
     private readonly settings: WebhookFeedSettings,
   ) {
-    this.pollIntervalMs = settings.pollIntervalMs ?? 250;
     this.maxRunning = settings.maxRunning ?? 100;
-    this.schedule(0);
   }
 
-  private schedule(delayMs: number): void {
-    if (this.stopping || this.timer || this.looking) return;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.look();
-    }, delayMs);
+  query(limit: number): SQL {
+    // The webhooks this process follows now are leased: the look does not find them.
+    return webhooksBehindSql(limit);
   }
 
-  private look(): void {
-    let again = false;
-    this.looking = (async () => {
-      const room = this.maxRunning - this.following.size;
-      if (room <= 0) return;
-      const behind = await webhooksBehind(this.db, room + this.following.size);
-      let started = 0;
-      for (const { clinicId, webhookId } of behind) {
-        const key = `${clinicId}/${webhookId}`;
-        if (this.stopping || this.following.size >= this.maxRunning) break;
-        if (this.following.has(key)) continue;
-        started++;
-        const run = followWebhookFeed(this.db, clinicId, webhookId, this.settings, () => this.stopping)
-          .then(() => undefined)
-          .catch((error: unknown) => {
-            this.settings.onError?.(error instanceof Error ? error : new Error(String(error)));
-          })
-          .finally(() => {
-            this.following.delete(key);
-          });
-        this.following.set(key, run);
-      }
-      again = started >= room;
-    })()
-      .catch((error: unknown) => {
-        this.settings.onError?.(error instanceof Error ? error : new Error(String(error)));
-      })
-      .finally(() => {
-        this.looking = undefined;
-        this.schedule(again ? 0 : this.pollIntervalMs);
-      });
+  room(): number {
+    return this.stopping ? 0 : this.maxRunning - this.following.size;
   }
 
-  /** Stops looking; the webhooks being followed record what they sent and claim no more. */
+  found(rows: readonly { clinicId: string; id: string }[]): void {
+    for (const { clinicId, id } of rows) {
+      const key = `${clinicId}/${id}`;
+      if (this.stopping || this.following.size >= this.maxRunning) return;
+      if (this.following.has(key)) continue;
+      const run = followWebhookFeed(this.db, clinicId, id, this.settings, () => this.stopping)
+        .then(() => undefined)
+        .catch((error: unknown) => {
+          this.settings.onError?.(error instanceof Error ? error : new Error(String(error)));
+        })
+        .finally(() => {
+          this.following.delete(key);
+        });
+      this.following.set(key, run);
+    }
+  }
+
+  /** Stops taking webhooks; those being followed record what they sent and claim no more. */
   async stop(): Promise<void> {
     this.stopping = true;
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    await this.looking;
     while (this.following.size > 0) await Promise.all([...this.following.values()]);
   }
 }
