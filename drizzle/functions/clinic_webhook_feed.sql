@@ -4,9 +4,10 @@
 -- lease (feed_lease_id, feed_leased_until), so first attempts are made in feed order.
 --
 -- 1. With p_lease: records the outcomes of that lease's attempts (p_done: {to, deliveries: [{id,
---    event_id, event_type, status, code, error, job_id, at}]}) — a webhook_deliveries row per
---    attempted event (H5's history) and, for a failed attempt with a retry left, its next attempt
---    as a webhook-delivery job at `at` — and moves the cursor to `to`; only while the lease is still
+--    event_id, event_type, status, attempts, code, error, job_id, at}]}) — a webhook_deliveries row
+--    per event of the batch (H5's history) and, for a failed attempt with a retry left (or an event
+--    not attempted because the receiver did not answer the one before: attempts 0), its next
+--    attempt as a webhook-delivery job at `at` — and moves the cursor to `to`; only while the lease is still
 --    this one (a claim taken after it ran out owns the events now: this one's outcomes are dropped,
 --    and its events are sent again — at least once).
 -- 2. With p_limit > 0: claims the next batch of an active webhook not leased by another: the events
@@ -38,14 +39,15 @@ BEGIN
     IF FOUND THEN
       INSERT INTO webhook_deliveries (clinic_id, id, webhook_id, event_id, event_type, status, attempts,
                                       last_status_code, last_error, next_attempt_at, job_id)
-      SELECT p_clinic_id, d.id, p_webhook_id, d.event_id, d.event_type, d.status, 1, d.code, d.error, d.at, d.job_id
+      SELECT p_clinic_id, d.id, p_webhook_id, d.event_id, d.event_type, d.status, d.attempts, d.code, d.error, d.at, d.job_id
       FROM jsonb_to_recordset(p_done->'deliveries')
-        AS d(id uuid, event_id uuid, event_type text, status text, code integer, error text, job_id uuid, at timestamptz)
+        AS d(id uuid, event_id uuid, event_type text, status text, attempts integer, code integer, error text,
+             job_id uuid, at timestamptz)
       ON CONFLICT (clinic_id, webhook_id, event_id) DO NOTHING;
       INSERT INTO jobs (clinic_id, job_id, queue, data, run_at)
       SELECT p_clinic_id, d.job_id, 'webhook-delivery',
-             jsonb_build_object('clinicId', p_clinic_id, 'deliveryId', d.id, 'attempt', 1), d.at
-      FROM jsonb_to_recordset(p_done->'deliveries') AS d(id uuid, job_id uuid, at timestamptz)
+             jsonb_build_object('clinicId', p_clinic_id, 'deliveryId', d.id, 'attempt', d.attempts), d.at
+      FROM jsonb_to_recordset(p_done->'deliveries') AS d(id uuid, attempts integer, job_id uuid, at timestamptz)
       WHERE d.job_id IS NOT NULL;
       UPDATE webhooks
       SET feed_seq = greatest(feed_seq, (p_done->>'to')::bigint),

@@ -179,6 +179,34 @@ describe("webhook deliveries from the event feed", () => {
     }
   });
 
+  it("does not hold a webhook's feed for a receiver that does not answer: the batch's later events wait for their retry", async () => {
+    const c = await clinic();
+    // Refused at once (port 9, discard): no answer, as a timeout, only sooner.
+    const hook = await addWebhook(t.db, c.clinicId, { url: "http://127.0.0.1:9/hook" });
+    for (const start of ["2027-03-15T09:00:00Z", "2027-03-15T10:00:00Z", "2027-03-15T11:00:00Z"]) await c.book(start);
+    expect(await followWebhookFeed(t.db, c.clinicId, hook, settings)).toBe(3);
+    const rows = await t.db
+      .select({ id: webhookDeliveries.id, status: webhookDeliveries.status, attempts: webhookDeliveries.attempts })
+      .from(webhookDeliveries)
+      .where(and(eq(webhookDeliveries.clinicId, c.clinicId), eq(webhookDeliveries.webhookId, hook)));
+    // The first was attempted; the two after it were not, and wait for the first delay as it does.
+    expect(rows.map((r) => `${r.status}/${String(r.attempts)}`).sort()).toEqual([
+      "pending/0",
+      "pending/0",
+      "pending/1",
+    ]);
+    const retries = await t.db
+      .select({ data: jobs.data })
+      .from(jobs)
+      .where(and(eq(jobs.clinicId, c.clinicId), eq(jobs.queue, "webhook-delivery")));
+    expect(retries).toHaveLength(3);
+    const byDelivery = new Map(rows.map((r) => [r.id, r.attempts]));
+    for (const { data } of retries) {
+      const job = data as { deliveryId: string; attempt: number };
+      expect(job.attempt).toBe(byDelivery.get(job.deliveryId));
+    }
+  });
+
   it("drops the outcomes of a lease that ran out: the claim after it sends the events again and records them once", async () => {
     const c = await clinic();
     const path = `/lease-${c.clinicId}`;
@@ -205,6 +233,7 @@ describe("webhook deliveries from the event feed", () => {
         event_id: e.id,
         event_type: e.type,
         status: "failed",
+        attempts: 1,
         code: 500,
         error: "late",
         job_id: null,

@@ -43,6 +43,8 @@ interface Attempted {
   event_id: string;
   event_type: string;
   status: "succeeded" | "pending" | "failed";
+  /** 1, or 0 for an event not attempted (the receiver did not answer the one before it). */
+  attempts: number;
   code: number | null;
   error: string | null;
   job_id: string | null;
@@ -104,7 +106,10 @@ export interface WebhookFeedSettings extends DeliverySettings {
  * POSTs a batch's events in feed order, one at a time (so they arrive in that order), and answers
  * the outcomes. It stops early — and the cursor moves only past what was attempted — when the next
  * attempt could end past three quarters of the lease (the rest is for recording the outcomes), or
- * when the process stops.
+ * when the process stops. Once the receiver gave no answer (a timeout, a refused connection), the
+ * batch's later events are not attempted now: each gets its row, pending, with its first attempt
+ * queued after the first retry delay — so a receiver that times out does not hold its webhook's feed
+ * for 10 s an event.
  */
 async function sendBatch(
   db: Db,
@@ -126,7 +131,13 @@ async function sendBatch(
   const started = Date.now();
   const deliveries: Attempted[] = [];
   let reached = to;
+  let unanswered = false;
+  const deferS = settings.retryDelaysS[0];
   for (const event of events) {
+    if (unanswered && deferS !== undefined) {
+      deliveries.push(deferred(event, deferS));
+      continue;
+    }
     const late = Date.now() - started + settings.timeoutMs > settings.leaseS * 750;
     if (deliveries.length > 0 && (late || stopping())) {
       // The cursor stops before this event: every event up to the previous one matched or was attempted.
@@ -153,6 +164,7 @@ async function sendBatch(
       result = { error: error instanceof Error ? error.message : String(error) };
     }
     deliveries.push(outcomeOf(event, result, settings.retryDelaysS));
+    if (result.status === undefined) unanswered = true;
   }
   return { lease, to: reached, deliveries };
 }
@@ -166,10 +178,26 @@ function outcomeOf(event: FeedEvent, result: PostResult, retryDelaysS: readonly 
     event_id: event.id,
     event_type: event.type,
     status: ok ? "succeeded" : delay === undefined ? "failed" : "pending",
+    attempts: 1,
     code: result.status ?? null,
     error: result.error ?? null,
     job_id: delay === undefined ? null : randomUUID(),
     at: delay === undefined ? null : new Date(Date.now() + delay * 1000).toISOString(),
+  };
+}
+
+/** An event not attempted in its batch: pending, its first attempt queued after `delayS`. */
+function deferred(event: FeedEvent, delayS: number): Attempted {
+  return {
+    id: randomUUID(),
+    event_id: event.id,
+    event_type: event.type,
+    status: "pending",
+    attempts: 0,
+    code: null,
+    error: "not attempted yet: the receiver did not answer the attempt before it",
+    job_id: randomUUID(),
+    at: new Date(Date.now() + delayS * 1000).toISOString(),
   };
 }
 
