@@ -344,7 +344,11 @@ async function walPerAppointment(database: DbHandle, mark: { lsn: string; at: st
   return row && row.created > 0 ? Math.round(row.bytes / row.created) : undefined;
 }
 
-/** The worlds' webhook deliveries so far: planned (rows), and still pending. */
+/**
+ * The worlds' webhook deliveries so far: planned, and still pending. Since v1.4 a delivery's row is
+ * written with its first attempt (docs/events.md#webhooks): the events after each webhook's cursor
+ * in its clinic's feed are deliveries not attempted yet (the bench's webhooks take every type).
+ */
 async function deliveries(database: DbHandle, worlds: BenchWorld[]): Promise<{ planned: number; pending: number }> {
   const hooked = worlds.flatMap((world) => [...world.clinics, world.large]).filter((c) => c.webhook);
   if (hooked.length === 0) return { planned: 0, pending: 0 };
@@ -352,12 +356,18 @@ async function deliveries(database: DbHandle, worlds: BenchWorld[]): Promise<{ p
     hooked.map((c) => sql`${c.id}::uuid`),
     sql`, `,
   );
-  const rows = rowsOf<{ planned: number; pending: number }>(
+  const [rows] = rowsOf<{ attempted: number; pending: number }>(
     await database.db.execute(
-      sql`select count(*)::int as planned, (count(*) filter (where status = 'pending'))::int as pending from webhook_deliveries where clinic_id in (${ids})`,
+      sql`select count(*)::int as attempted, (count(*) filter (where status = 'pending'))::int as pending from webhook_deliveries where clinic_id in (${ids})`,
     ),
   );
-  return rows[0] ?? { planned: 0, pending: 0 };
+  const [feed] = rowsOf<{ behind: number }>(
+    await database.db.execute(
+      sql`select coalesce(sum(c.last_seq - w.feed_seq), 0)::int as behind from webhooks w join event_counters c on c.clinic_id = w.clinic_id where w.active and w.clinic_id in (${ids})`,
+    ),
+  );
+  const behind = feed?.behind ?? 0;
+  return { planned: (rows?.attempted ?? 0) + behind, pending: (rows?.pending ?? 0) + behind };
 }
 
 /**

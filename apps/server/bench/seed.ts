@@ -191,6 +191,8 @@ export async function seedWorld(
         description: "bench sink",
         active: true,
         secret: `whsec_${randomBytes(24).toString("base64")}`,
+        // A new clinic's feed is empty: the webhook follows it from its start.
+        feedSeq: 0,
       });
     }
     world.push(clinic);

@@ -6,7 +6,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { FastifyInstance } from "fastify";
 import { Webhook } from "standardwebhooks";
-import { createTokenVerifier } from "@clinic/api";
+import { createTokenVerifier, webhookFeedEnd } from "@clinic/api";
 import { eq, sql } from "drizzle-orm";
 import { addService, bookableClinic, testSecret } from "@clinic/api/testing";
 import { type DbHandle, rowsOf, webhooks } from "@clinic/db";
@@ -427,6 +427,7 @@ describe("deliveries across processes", () => {
         url: `https://localhost:${String(receiver.port)}/h`,
         eventTypes: ["*"],
         secret: "whsec_dGVzdHNlY3JldHRlc3RzZWNyZXQ=",
+        feedSeq: await webhookFeedEnd(handle.db, c.clinicId),
       });
       await request(strictWorkers, {
         method: "POST",

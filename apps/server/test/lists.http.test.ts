@@ -3,7 +3,7 @@
 // list is covered as soon as it exists.
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { appRouter } from "@clinic/api";
+import { appRouter, webhookFeedEnd } from "@clinic/api";
 import { clinicFixture, newIdentity } from "@clinic/api/testing";
 import { type Db, webhooks } from "@clinic/db";
 import { restRoutes } from "../src/routes.ts";
@@ -44,6 +44,7 @@ const pathParameters: Record<string, (db: Db, clinicId: string) => Promise<Recor
         url: "https://example.org/h",
         eventTypes: ["*"],
         secret: "whsec_dGVzdHNlY3JldHRlc3RzZWNyZXQ=",
+        feedSeq: await webhookFeedEnd(db, clinicId),
       })
       .returning({ id: webhooks.id });
     return { id: hook?.id ?? "" };

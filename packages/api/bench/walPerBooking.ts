@@ -1,54 +1,97 @@
-import { eq, sql } from "drizzle-orm";
-import { clinics, migrate, openDatabase, rowsOf } from "@clinic/db";
-import { addService, bookableClinic, callerFor, pinnedNow } from "../testing/index.ts";
+// WAL per booking, its webhook delivery included (issue 49, docs/performance.md): books N
+// appointments one after the other in one clinic with a webhook whose receiver answers 204, while
+// this process's workers deliver them, and measures pg_current_wal_lsn() before the first booking
+// and after the last delivery is recorded. Use a PostgreSQL server of its own: the WAL position is
+// the server's, so another database's writes would count too.
+//
+//   npx tsx bench/walPerBooking.ts postgres://… [N] [--no-webhook]
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { sql } from "drizzle-orm";
+import { rowsOf } from "@clinic/db";
+import { createScratchDatabase } from "@clinic/db/testing";
+import { createContextInner, defaultApiLimits } from "../src/context.ts";
+import { appRouter } from "../src/router/index.ts";
+import { createCallerFactory } from "../src/trpc.ts";
+import { startWorkers } from "../src/workers.ts";
+import { addService, addWebhook, bookableClinic, pinnedNow } from "../testing/index.ts";
 
-/**
- * WAL a booking writes (docs/performance.md#what-a-booking-writes): `tsx
- * bench/walPerBooking.ts <DATABASE_URL> [clinics] [offsets]` books 30 appointments in each of
- * `clinics` clinics (default 10; 30 is the booking rate limit's minute) through the procedures,
- * with the clinic's reminder offsets (default `1440`, comma-separated), and prints the bytes of WAL
- * between `pg_current_wal_lsn()` before and after, per booking. The clinics and their schedules are
- * set up before the first reading. The server's WAL is the whole cluster's: run it on a quiet one,
- * or take the least of a few runs. Not a test: it prints, it does not judge.
- */
-const [url, clinicsArg, offsetsArg] = process.argv.slice(2);
-if (!url) throw new Error("usage: tsx bench/walPerBooking.ts <DATABASE_URL> [clinics] [offsets]");
-const clinicCount = Number(clinicsArg ?? 10);
-const offsets = (offsetsArg ?? "1440").split(",").map(Number);
-const perClinic = 30;
+const url = process.argv.find((a) => a.startsWith("postgres://"));
+const count = Number(process.argv.find((a) => /^\d+$/.test(a)) ?? 500);
+const webhook = !process.argv.includes("--no-webhook");
+if (!url) throw new Error("the URL of a PostgreSQL server of its own, postgres://…");
 
-const handle = await openDatabase({ url, poolMax: 2 });
+const received = new Set<string>();
+const receiver = createServer((req, res) => {
+  received.add(String(req.headers["webhook-id"]));
+  req.resume();
+  req.on("end", () => res.writeHead(204).end());
+});
+await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+const scratch = await createScratchDatabase(url, "wal_per_booking", { migrated: true });
+const handle = await scratch.open({ poolMax: 4 });
+const workers = startWorkers(handle, { allowPrivate: true, retryDelaysS: [5], timeoutMs: 5_000 });
 try {
-  await migrate(handle.db);
-  const setups = [];
-  for (let i = 0; i < clinicCount; i++) {
-    const c = await bookableClinic(handle.db);
-    const service = await addService(handle.db, c.clinicId, { durationMin: 15 });
-    await handle.db.update(clinics).set({ reminderOffsetsMin: offsets }).where(eq(clinics.id, c.clinicId));
-    setups.push({ c, service, staff: callerFor(handle.db, c.staff, { now: pinnedNow }) });
-  }
-  const lsn = async () =>
-    rowsOf<{ lsn: string }>(await handle.db.execute(sql`select pg_current_wal_lsn()::text as lsn`))[0]?.lsn ?? "0/0";
-  const before = await lsn();
-  for (const { c, service, staff } of setups)
-    for (let i = 0; i < perClinic; i++) {
-      // Monday 2027-03-15 on, from 09:00 (the clinic's zone is UTC): 20 a day.
-      const day = Date.parse("2027-03-15T09:00:00Z") + Math.floor(i / 20) * 86_400_000;
-      await staff.appointments.book({
-        clinic_id: c.clinicId,
-        service_id: service,
-        start: new Date(day + (i % 20) * 15 * 60_000).toISOString(),
-        patient: { name: "Pat" },
-      });
-    }
-  const after = await lsn();
-  const [diff] = rowsOf<{ bytes: number }>(
-    await handle.db.execute(sql`select pg_wal_lsn_diff(${after}::pg_lsn, ${before}::pg_lsn)::float8 as bytes`),
+  const c = await bookableClinic(handle.db, {
+    hours: { weekdays: [1, 2, 3, 4, 5, 6, 7], opens: "00:00", closes: "23:45" },
+  });
+  const service = await addService(handle.db, c.clinicId, { providerId: c.provider.id, durationMin: 15 });
+  if (webhook)
+    await addWebhook(handle.db, c.clinicId, {
+      url: `http://127.0.0.1:${String((receiver.address() as AddressInfo).port)}/hook`,
+    });
+  // The per-user booking limit lifted (its counter row is still written, as on every booking).
+  const staff = createCallerFactory(appRouter)(
+    createContextInner({
+      db: handle.db,
+      user: c.staff,
+      now: pinnedNow,
+      limits: { ...defaultApiLimits, bookingWritesPerMinute: 1_000_000 },
+    }),
   );
-  const bookings = clinicCount * perClinic;
+  let next = 0;
+  const book = () => {
+    // 95 quarters a day (the last, 23:45, would end after closing).
+    const i = next++;
+    const at = Date.parse("2027-04-01T00:00:00Z") + Math.floor(i / 95) * 86_400_000 + (i % 95) * 15 * 60_000;
+    return staff.appointments.book({
+      clinic_id: c.clinicId,
+      service_id: service,
+      start: new Date(at).toISOString(),
+      patient: { name: "Pat" },
+    });
+  };
+  const lsn = async () =>
+    rowsOf<{ lsn: string }>(await handle.db.execute(sql`select pg_current_wal_lsn()::text as lsn`))[0]?.lsn ?? "";
+  const drained = async (n: number) => {
+    for (const deadline = Date.now() + 60_000; webhook && received.size < n;) {
+      if (Date.now() > deadline) throw new Error(`delivered ${String(received.size)} of ${String(n)}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    // The last outcomes are written after the receiver answered.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+  };
+  // Warm-up: the pages touched first after a checkpoint are written whole once.
+  for (let i = 0; i < 50; i++) await book();
+  await drained(50);
+  await handle.db.execute(sql`checkpoint`);
+  for (let i = 0; i < 50; i++) await book();
+  await drained(100);
+  const start = await lsn();
+  const began = Date.now();
+  for (let i = 0; i < count; i++) await book();
+  await drained(100 + count);
+  const end = await lsn();
+  const [diff] = rowsOf<{ bytes: number }>(
+    await handle.db.execute(sql`select pg_wal_lsn_diff(${end}::pg_lsn, ${start}::pg_lsn)::float8 as bytes`),
+  );
+  const bytes = diff?.bytes ?? 0;
   console.log(
-    `${String(bookings)} bookings, offsets [${offsets.join(", ")}]: ${String(Math.round((diff?.bytes ?? 0) / bookings))} bytes of WAL a booking`,
+    `${String(count)} bookings${webhook ? " with a webhook, delivered" : ""}: ${String(Math.round(bytes))} bytes of WAL, ${(bytes / count).toFixed(0)} B a booking (${String(Date.now() - began)} ms)`,
   );
 } finally {
+  await workers.stop();
   await handle.close();
+  await scratch.drop();
+  receiver.close();
 }

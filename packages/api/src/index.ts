@@ -13,7 +13,7 @@ export {
   matchesEtag,
 } from "./modules/availability/index.ts";
 export { type MailTransport, type OutgoingMail, smtpTransport } from "./modules/messages/index.ts";
-export { deliveryCountsByStatus, oldestPendingDeliveryAgeS } from "./modules/webhooks/index.ts";
+export { deliveryCountsByStatus, oldestPendingDeliveryAgeS, webhookFeedEnd } from "./modules/webhooks/index.ts";
 export {
   type AuthUser,
   type JwtSettings,

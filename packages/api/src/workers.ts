@@ -1,6 +1,7 @@
-// The jobs this service runs in the background, composed once (docs/jobs.md): webhook delivery
-// attempts, reminders, confirmation expiries, patient e-mails, calendars' syncs and retention, on
-// the job queue of the service's database, and the waitlist matcher.
+// The jobs this service runs in the background, composed once (docs/jobs.md): webhooks following
+// their clinics' event feeds and their retries, reminders, confirmation expiries, patient e-mails,
+// calendars' syncs and retention, on the job queue of the service's database, and the waitlist
+// matcher.
 import type { DbHandle } from "@clinic/db";
 import {
   type ConfirmationExpiryJob,
@@ -28,7 +29,12 @@ import {
   runRetention,
 } from "./modules/patientData/index.ts";
 import { sweepWaitlists } from "./modules/waitlist/index.ts";
-import { type DeliveryJob, type DeliverySettings, runDeliveryAttempts } from "./modules/webhooks/index.ts";
+import {
+  type DeliveryJob,
+  type DeliverySettings,
+  WebhookFeedWorkers,
+  runDeliveryAttempts,
+} from "./modules/webhooks/index.ts";
 
 export interface WorkerSettings extends DeliverySettings {
   /** How often an idle process looks for due jobs (default 250 ms). */
@@ -65,7 +71,18 @@ export function startWorkers(handle: DbHandle, settings: WorkerSettings): JobWor
     retry: settings.jobRetry,
     onError: settings.onError,
   });
-  // A claim's deliveries together: one read and one write for all of them (docs/jobs.md).
+  // Webhooks follow their clinics' event feeds, each from its own cursor (docs/events.md#webhooks);
+  // a booking writes nothing for them.
+  // The queue's look finds the webhooks behind in the same statement as the due clinics.
+  workers.alongside(
+    new WebhookFeedWorkers(handle.db, {
+      ...settings,
+      leaseS: settings.jobRetry?.leaseS ?? 120,
+      onError: settings.onError,
+    }),
+  );
+  // Retries of attempts that failed, and H6/H7's attempts: a claim's deliveries together, one read
+  // and one write for all of them (docs/jobs.md).
   workers.workBatches<DeliveryJob>(queueNames.webhookDelivery, (list) =>
     runDeliveryAttempts(
       handle.db,

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { type DbHandle, executePositional, hasCitus, openDatabase } from "@clinic/db";
 import { jobs } from "@clinic/db";
 import { runDueJobs } from "../src/modules/jobs/index.ts";
-import { addService, bookableClinic, callerFor, pinnedNow } from "../testing/index.ts";
+import { followWebhookFeed, webhooksBehind } from "../src/modules/webhooks/index.ts";
+import { addService, addWebhook, bookableClinic, callerFor, pinnedNow } from "../testing/index.ts";
 
 // On Citus (docs/scale-out.md), every statement of the hot paths — authorization, the availability
 // read, the booking's read and write, the move, the list and the cancel — names its clinic, so
@@ -191,12 +192,48 @@ describe.skipIf(!databaseUrl)("hot paths on Citus", () => {
       });
     }
     const [look, ...perClinic] = plans;
-    expect(look?.statement.trim()).toMatch(/^select clinic_id from "jobs"/);
+    expect(look?.statement.trim()).toMatch(/^select clinic_id, null::uuid as id from \( select clinic_id from "jobs"/);
     expect(look?.tasks.some((n) => n > 1)).toBe(true);
     // The claim (a delegated function), the completion and the failure: one task each.
     expect(
       perClinic.map((p) => /^(select clinic_claim_jobs|delete from "jobs"|update "jobs")/.exec(p.statement)?.[1]),
     ).toEqual(["select clinic_claim_jobs", 'delete from "jobs"', 'update "jobs"']);
+    expect(perClinic.filter((p) => p.tasks.length === 0 || p.tasks.some((n) => n !== 1))).toEqual([]);
+  }, 60_000);
+
+  it("reads a webhook's feed and records its attempts on the clinic's node; only the look for webhooks behind spans the shards (docs/events.md#webhooks)", async (context) => {
+    if (!citus) context.skip();
+    const c = await bookableClinic(handle.db);
+    const service = await addService(handle.db, c.clinicId, { durationMin: 30 });
+    // Refused at once (port 9): each attempt is recorded with its retry.
+    const hook = await addWebhook(handle.db, c.clinicId, { url: "http://127.0.0.1:9/hook" });
+    const staff = callerFor(handle.db, c.staff, { now: pinnedNow });
+    for (const start of ["2027-03-15T09:00:00Z", "2027-03-15T10:00:00Z"])
+      await staff.appointments.book({ clinic_id: c.clinicId, service_id: service, start, patient: { name: "Pat" } });
+    statements.length = 0;
+    path = "feed";
+    expect((await webhooksBehind(handle.db, 10_000)).some((w) => w.webhookId === hook)).toBe(true);
+    const attempted = await followWebhookFeed(handle.db, c.clinicId, hook, {
+      allowPrivate: true,
+      timeoutMs: 2_000,
+      retryDelaysS: [600],
+      leaseS: 60,
+    });
+    expect(attempted).toBe(2);
+    const plans: { statement: string; tasks: number[] }[] = [];
+    for (const s of statements.filter((x) => x.path === "feed")) {
+      const rows = await executePositional(handle.db, `explain ${s.text}`, s.parameters);
+      const plan = rows.map((r) => String(r["QUERY PLAN"])).join("\n");
+      plans.push({
+        statement: s.text.replace(/\s+/g, " ").trim(),
+        tasks: [...plan.matchAll(/Task Count: (\d+)/g)].map((m) => Number(m[1])),
+      });
+    }
+    const [look, ...perClinic] = plans;
+    expect(look?.statement).toMatch(/^select w.clinic_id, w.id from webhooks w join event_counters/);
+    expect(look?.tasks.some((n) => n > 1)).toBe(true);
+    // The claim, then the outcomes' record with the next claim: one delegated call each, one task.
+    expect(perClinic.map((p) => /^select clinic_webhook_feed/.test(p.statement))).toEqual([true, true]);
     expect(perClinic.filter((p) => p.tasks.length === 0 || p.tasks.some((n) => n !== 1))).toEqual([]);
   }, 60_000);
 });

@@ -10,6 +10,7 @@ import { and, eq, inArray, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { appointmentSeries, appointments, auditLog, clinics, jobs, rowsOf } from "@clinic/db";
 import { queueNames, runDueJobs } from "../src/modules/jobs/index.ts";
+import { followWebhookFeed } from "../src/modules/webhooks/index.ts";
 import {
   type RetentionRun,
   ensureRetentionJobs,
@@ -45,10 +46,11 @@ async function retainingClinic(retentionDays: number | null = 60) {
     provider_id: c.provider.id,
     questions: [{ key: "history", label: "Medical history", type: "long_text" }],
   });
-  await addWebhook(t.db, c.clinicId);
+  // A receiver that refuses: each event's attempt leaves a delivery row with its error (port 9, discard).
+  const webhook = await addWebhook(t.db, c.clinicId, { url: "http://127.0.0.1:9/hook" });
   // Set directly: the job is run by hand here (the API path and its job are tested below).
   await t.db.update(clinics).set({ retentionDays }).where(eq(clinics.id, c.clinicId));
-  return { ...c, service: created.id, desk: callerFor(t.db, c.staff, { now: pinnedNow }) };
+  return { ...c, webhook, service: created.id, desk: callerFor(t.db, c.staff, { now: pinnedNow }) };
 }
 
 /** Every row of the clinic, one line of text each (its own table's rows and every tenant table's). */
@@ -174,6 +176,16 @@ describe("retention (§21)", () => {
       ).toBe(true);
     expect(holding(linesBefore, old.answer).length).toBeGreaterThan(0);
 
+    // The webhook reads the feed (its first attempts, refused, are recorded as deliveries with
+    // their errors), so that there are deliveries of the old events to count.
+    expect(
+      await followWebhookFeed(t.db, c.clinicId, c.webhook, {
+        allowPrivate: true,
+        timeoutMs: 2_000,
+        retryDelaysS: [600],
+        leaseS: 60,
+      }),
+    ).toBeGreaterThanOrEqual(oldIds.length);
     const { repeat, run } = await runOnce(c.clinicId);
     expect(run).toMatchObject({ clinicId: c.clinicId, cutoff, complete: true, batches: 1 });
     expect(run?.counts.appointments).toBe(oldIds.length);

@@ -1,4 +1,5 @@
 import { type Db, webhooks } from "@clinic/db";
+import { webhookFeedEnd } from "../src/modules/webhooks/index.ts";
 
 /** A webhook of the clinic, inserted directly (no URL check, no delivery); returns its id. */
 export async function addWebhook(
@@ -14,6 +15,8 @@ export async function addWebhook(
       eventTypes: options.eventTypes ?? ["*"],
       description: options.description ?? null,
       secret: `whsec_${Buffer.from(crypto.getRandomValues(new Uint8Array(24))).toString("base64")}`,
+      // As H1: from the clinic's feed's end on.
+      feedSeq: await webhookFeedEnd(db, clinicId),
     })
     .returning({ id: webhooks.id });
   if (!row) throw new Error("no webhook");

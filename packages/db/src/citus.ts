@@ -146,8 +146,8 @@ export const distributedFunctions: readonly { signature: string; clinicArgument:
   // Reminders derived from the appointments: one page of a clinic's sweep (docs/events.md#reminders).
   { signature: "clinic_due_reminders(uuid,jsonb)", clinicArgument: "p_clinic_id" },
   { signature: "clinic_record_event(uuid,text,jsonb)", clinicArgument: "p_clinic_id" },
-  // The one planner of webhook deliveries (drizzle/functions/clinic_plan_deliveries.sql).
-  { signature: "clinic_plan_deliveries(uuid,uuid[],text[])", clinicArgument: "p_clinic_id" },
+  // A webhook's reading of its clinic's event feed (drizzle/functions/clinic_webhook_feed.sql).
+  { signature: "clinic_webhook_feed(uuid,uuid,uuid,jsonb,integer,integer)", clinicArgument: "p_clinic_id" },
   // Write-back into providers' own calendars (drizzle/functions/clinic_plan_write_back.sql).
   { signature: "clinic_plan_write_back(uuid,text,jsonb)", clinicArgument: "p_clinic_id" },
   { signature: "clinic_book_appointment(uuid,jsonb)", clinicArgument: "p_clinic_id" },

@@ -6,7 +6,7 @@ import { sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "./client.ts";
 import { rowsOf } from "./client.ts";
-import { distributeFunctions, distributeTables } from "./citus.ts";
+import { distributeFunctions, distributeTables, hasCitus } from "./citus.ts";
 
 /**
  * The committed SQL migrations at the repository root (`drizzle/`): the nearest `drizzle/` folder
@@ -116,6 +116,12 @@ export async function migrate(
   const entries = sorted.slice(0, last);
   return db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`);
+    // On Citus, a migration that alters a distributed table (a parallel command over its shards) and
+    // a function file applied after it in this transaction would fail: Citus propagates a function
+    // only over one connection per node ("cannot run function command because there was a parallel
+    // operation on a distributed table in the transaction"). Found upgrading a distributed database
+    // through 0028 and 0029 (ALTER TABLE) with changed function files.
+    if (await hasCitus(tx)) await tx.execute(sql`set local citus.multi_shard_modify_mode to 'sequential'`);
     await tx.execute(sql`create table if not exists schema_migrations (
       tag text primary key,
       applied_at timestamptz(3) not null default now()

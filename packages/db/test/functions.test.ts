@@ -77,9 +77,9 @@ describe("the hot paths' database functions", () => {
         const column = use.table === "clinics" ? "id" : "clinic_id";
         const scoped =
           new RegExp(`\\b(${use.alias}\\.)?${column}\\s*=\\s*p_clinic_id\\b`, "i").test(use.statement) ||
-          // An insert names it as its first value.
+          // An insert names it as its first value, or as the first column of the rows it selects.
           new RegExp(
-            `\\binsert into ${use.table}\\b[^(]*\\(\\s*clinic_id\\b[^)]*\\)\\s*values\\s*\\(\\s*p_clinic_id\\b`,
+            `\\binsert into ${use.table}\\b[^(]*\\(\\s*clinic_id\\b[^)]*\\)\\s*(?:values\\s*\\(|select)\\s*p_clinic_id\\b`,
             "i",
           ).test(use.statement);
         // The one deliberate exception: a shared provider's change bumps their cached availability in

@@ -63,6 +63,18 @@ export const webhooks = pgTable(
     /** Appointment events are sent with the appointment's answers (§19); default false: never. */
     includeAnswers: boolean("include_answers").notNull().default(false),
     secret: text("secret").notNull(),
+    /**
+     * The webhook's cursor in its clinic's event feed (docs/events.md#webhooks): every event up to
+     * this `seq` has had its first attempt recorded (or did not match `event_types`). Set to the
+     * feed's end when the webhook is created or resumed; no default, so that every writer says where
+     * a webhook starts.
+     */
+    feedSeq: bigint("feed_seq", { mode: "number" }).notNull(),
+    /** The lease of the worker reading the feed now (one at a time per webhook: feed order). */
+    feedLeasedUntil: instant("feed_leased_until"),
+    feedLeaseId: uuid("feed_lease_id"),
+    /** The last `seq` the current lease took: its events are in flight until the lease records them. */
+    feedClaimedSeq: bigint("feed_claimed_seq", { mode: "number" }),
     ...timestamps("webhooks"),
   },
   (t) => [

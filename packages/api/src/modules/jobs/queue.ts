@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { type SQL, and, eq, inArray, sql } from "drizzle-orm";
 import { type Db, jobs, rowsOf } from "@clinic/db";
 
 /**
@@ -85,14 +85,52 @@ interface Claim {
  * `jobs_due_idx`, an index on `run_at at time zone 'UTC'` that only this statement and /metrics use.
  */
 async function clinicsWithDueJobs(db: Db, queues: readonly string[], limit: number): Promise<string[]> {
-  const rows = rowsOf<{ clinic_id: string }>(
-    await db.execute(sql`
-      select clinic_id from ${jobs}
-      where failed_at is null and (run_at at time zone 'UTC') <= (now() at time zone 'UTC')
-        and (leased_until is null or leased_until <= now()) and queue = any (${sql.param(queues)}::text[])
-      group by clinic_id order by min(run_at) limit ${limit}`),
+  return (await lookForWork(db, queues, limit, undefined)).clinics;
+}
+
+const dueClinicsSql = (queues: readonly string[], limit: number) => sql`
+  select clinic_id from ${jobs}
+  where failed_at is null and (run_at at time zone 'UTC') <= (now() at time zone 'UTC')
+    and (leased_until is null or leased_until <= now()) and queue = any (${sql.param(queues)}::text[])
+  group by clinic_id order by min(run_at) limit ${limit}`;
+
+/**
+ * The look: clinics with due jobs and, in the same statement, what a companion looks for (rows
+ * `clinic_id, id` of its query; UNION ALL, on Citus two distributed subplans of one statement), so
+ * an idle process sends one statement a poll, not one per kind of work.
+ */
+async function lookForWork(
+  db: Db,
+  queues: readonly string[],
+  limit: number,
+  companion: SQL | undefined,
+): Promise<{ clinics: string[]; found: { clinicId: string; id: string }[] }> {
+  const rows = rowsOf<{ clinic_id: string; id: string | null }>(
+    await db.execute(
+      companion
+        ? sql`select clinic_id, null::uuid as id from (${dueClinicsSql(queues, limit)}) due
+              union all select clinic_id, id from (${companion}) companion`
+        : sql`select clinic_id, null::uuid as id from (${dueClinicsSql(queues, limit)}) due`,
+    ),
   );
-  return rows.map((r) => r.clinic_id);
+  return {
+    clinics: rows.flatMap((r) => (r.id === null ? [r.clinic_id] : [])),
+    found: rows.flatMap((r) => (r.id === null ? [] : [{ clinicId: r.clinic_id, id: r.id }])),
+  };
+}
+
+/**
+ * Background work of a process outside the queue (the webhooks' feed) that the workers' look finds
+ * for it: its query answers `clinic_id, id` rows of what is waiting, at most `limit`; `found` takes
+ * them; `stop` stops it with the workers.
+ */
+export interface LookCompanion {
+  /** What is waiting, at most `limit` rows `clinic_id, id`. */
+  query(limit: number): SQL;
+  /** How many rows it can take now (0: it is left out of the look). */
+  room(): number;
+  found(rows: readonly { clinicId: string; id: string }[]): void;
+  stop(): Promise<void>;
 }
 
 /** Leases up to `limit` due jobs of one clinic (one statement, delegated to the clinic's node on Citus). */
@@ -323,6 +361,7 @@ export class JobWorkers {
   private again = false;
   private stopping = false;
   private readonly repeating: { handle: NodeJS.Timeout | undefined; running: Promise<unknown> }[] = [];
+  private companion: LookCompanion | undefined;
 
   constructor(
     private readonly database: { db: Db },
@@ -376,10 +415,18 @@ export class JobWorkers {
     this.looking = (async () => {
       let full = false;
       const queues = [...this.handlers.keys()];
-      if (queues.length === 0 || this.running >= this.maxRunning) return;
-      const clinics = await clinicsWithDueJobs(this.database.db, queues, 50);
-      // More clinics may be waiting than one look takes.
-      if (clinics.length >= 50) full = true;
+      const companionRoom = this.companion?.room() ?? 0;
+      const jobRoom = queues.length > 0 && this.running < this.maxRunning;
+      if (!jobRoom && companionRoom <= 0) return;
+      const { clinics, found } = await lookForWork(
+        this.database.db,
+        queues,
+        jobRoom ? 50 : 0,
+        companionRoom > 0 ? this.companion?.query(companionRoom) : undefined,
+      );
+      if (found.length > 0) this.companion?.found(found);
+      // More clinics (or webhooks) may be waiting than one look takes.
+      if (clinics.length >= 50 || (companionRoom > 0 && found.length >= companionRoom)) full = true;
       for (const clinicId of clinics) {
         const room = Math.min(this.batchSize, this.maxRunning - this.running);
         if (room <= 0 || this.stopping) break;
@@ -432,6 +479,15 @@ export class JobWorkers {
   }
 
   /**
+   * Background work outside the queue (the webhooks' feed, docs/jobs.md#deliveries-from-the-feed)
+   * that this loop's look finds too, in its one statement, and that stops with the workers.
+   */
+  alongside(companion: LookCompanion): void {
+    this.companion = companion;
+    this.schedule(0);
+  }
+
+  /**
    * Stops looking for jobs and waits for the running ones (each ends within its own timeout — an
    * SMTP send gives up after 15 s, a webhook delivery after 10 s), so that none writes through a
    * pool the caller closes next.
@@ -445,8 +501,10 @@ export class JobWorkers {
       timer.handle = undefined;
       await timer.running;
     }
+    const companion = this.companion?.stop();
     await this.looking;
     while (this.claims.size > 0) await Promise.all([...this.claims]);
+    await companion;
   }
 }
 

@@ -5,26 +5,13 @@ import {
   type DeliveryStatus,
   appointments,
   events,
+  rowsOf,
   webhookDeliveries,
   webhooks,
 } from "@clinic/db";
-import { type RecordedEvent, eventJson, toEvent } from "../events/index.ts";
+import { eventJson, toEvent } from "../events/index.ts";
 import { type PostResult, postJson } from "./outbound.ts";
 import { type DeliveryJob, scheduleAttempt, signedHeaders } from "./webhooks.ts";
-
-/**
- * Plans the deliveries of newly recorded events, in their transaction, through the one planner the
- * SQL writers use too (`clinic_plan_deliveries`, drizzle/functions): one delivery per event and
- * active webhook of the clinic subscribed to its type, with its first attempt queued. So a delivery
- * exists exactly when its event does, and nothing is lost when the server stops. A delivery keeps
- * no copy of the event: its body is rendered from the event's row when it is sent (`eventJson`).
- */
-export async function planDeliveries(tx: Db, clinicId: string, recorded: readonly RecordedEvent[]): Promise<void> {
-  if (recorded.length === 0) return;
-  await tx.execute(
-    sql`select clinic_plan_deliveries(${clinicId}::uuid, ${`{${recorded.map((e) => e.id).join(",")}}`}::uuid[], ${`{${recorded.map((e) => e.type).join(",")}}`}::text[])`,
-  );
-}
 
 /** How deliveries are attempted (docs/events.md#webhooks). */
 export interface DeliverySettings {
@@ -125,9 +112,10 @@ async function readDeliveries(db: Db, clinicId: string, ids: readonly string[]):
 }
 
 /** The appointment an event is about, when it is an appointment event (its data is the appointment). */
-function appointmentIdOf(event: typeof events.$inferSelect | null): string | undefined {
+export function appointmentIdOf(event: { type: string; data: unknown } | null): string | undefined {
   if (!event?.type.startsWith("appointment.")) return undefined;
-  const id = (event.data as { id?: unknown }).id;
+  const data = event.data;
+  const id = typeof data === "object" && data !== null && "id" in data ? data.id : undefined;
   return typeof id === "string" ? id : undefined;
 }
 
@@ -140,7 +128,20 @@ async function answersFor(
   clinicId: string,
   rows: readonly { includeAnswers: boolean; event: typeof events.$inferSelect | null }[],
 ): Promise<Map<string, BookingAnswer[]>> {
-  const ids = [...new Set(rows.flatMap((row) => (row.includeAnswers ? (appointmentIdOf(row.event) ?? []) : [])))];
+  return appointmentAnswers(
+    db,
+    clinicId,
+    rows.flatMap((row) => (row.includeAnswers ? (appointmentIdOf(row.event) ?? []) : [])),
+  );
+}
+
+/** The answers of these appointments of the clinic (§19), in one read by primary key; none read for none. */
+export async function appointmentAnswers(
+  db: Db,
+  clinicId: string,
+  appointmentIds: readonly string[],
+): Promise<Map<string, BookingAnswer[]>> {
+  const ids = [...new Set(appointmentIds)];
   if (ids.length === 0) return new Map();
   const found = await db
     .select({ id: appointments.id, answers: appointments.answers })
@@ -252,14 +253,24 @@ async function record(
   return updated.length > 0;
 }
 
-/** The age in seconds of the oldest pending delivery (for /metrics), 0 when none. */
+/**
+ * The age in seconds of the oldest pending delivery (for /metrics), 0 when none: a retry waiting
+ * in its row, or the first event after an active webhook's cursor in the feed (an event of a type
+ * it does not take counts until its next read moves the cursor past it).
+ */
 export async function oldestPendingDeliveryAgeS(db: Db, now: Date): Promise<number> {
-  const [row] = await db
+  const [retry] = await db
     .select({ oldest: sql<Date | null>`min(${webhookDeliveries.createdAt})` })
     .from(webhookDeliveries)
     .where(eq(webhookDeliveries.status, "pending"));
-  const oldest = row?.oldest ? new Date(row.oldest) : undefined;
-  return oldest ? Math.max(0, (now.getTime() - oldest.getTime()) / 1000) : 0;
+  const [first] = rowsOf<{ oldest: Date | string | null }>(
+    await db.execute(sql`
+      select min(e.occurred_at) as oldest from ${webhooks} w
+      join ${events} e on e.clinic_id = w.clinic_id and e.seq = w.feed_seq + 1
+      where w.active`),
+  );
+  const times = [retry?.oldest, first?.oldest].flatMap((at) => (at ? [new Date(at).getTime()] : []));
+  return times.length > 0 ? Math.max(0, (now.getTime() - Math.min(...times)) / 1000) : 0;
 }
 
 /** How many deliveries the database holds in each status, over all clinics (for /metrics). */

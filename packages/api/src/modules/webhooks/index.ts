@@ -1,10 +1,7 @@
-// Webhooks: subscriptions, signed deliveries with retries, outbound safety (docs/events.md#webhooks).
-import { onEventsRecorded } from "../events/index.ts";
-import { planDeliveries } from "./deliver.ts";
-
+// Webhooks: subscriptions, signed deliveries read from the event feed with retries, outbound
+// safety (docs/events.md#webhooks). A booking writes nothing for them: each webhook follows its
+// clinic's feed from its own cursor (feed.ts).
 export * from "./deliver.ts";
+export * from "./feed.ts";
 export * from "./outbound.ts";
 export * from "./webhooks.ts";
-
-// Every recorded event gets its deliveries planned in its own transaction (docs/events.md#webhooks).
-onEventsRecorded(planDeliveries);

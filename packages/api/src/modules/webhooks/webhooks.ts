@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { and, asc, eq } from "drizzle-orm";
+import { and, asc, eq, sql } from "drizzle-orm";
 import { Webhook } from "standardwebhooks";
 import { z } from "zod";
-import { type Db, type DeliveryStatus, deliveryStatuses, webhookDeliveries, webhooks } from "@clinic/db";
+import { type Db, type DeliveryStatus, deliveryStatuses, rowsOf, webhookDeliveries, webhooks } from "@clinic/db";
 import { DomainError, notFound, returnedRow } from "../../errors.ts";
 import { keyset } from "../../pagination.ts";
 import { instantOutput } from "../../schemas/wire.ts";
@@ -48,6 +48,14 @@ export interface WebhookSettings {
   allowPrivate: boolean;
 }
 
+/** Where a webhook created (or resumed) now starts in its clinic's feed: after the last event recorded. */
+export async function webhookFeedEnd(db: Db, clinicId: string): Promise<number> {
+  const [row] = rowsOf<{ last_seq: number | string }>(
+    await db.execute(sql`select last_seq from event_counters where clinic_id = ${clinicId}::uuid`),
+  );
+  return Number(row?.last_seq ?? 0);
+}
+
 const ownWebhook = (clinicId: string, id: string) => and(eq(webhooks.clinicId, clinicId), eq(webhooks.id, id));
 
 /** Creates a webhook with a new `whsec_` signing secret, answered this once. */
@@ -64,6 +72,8 @@ export async function createWebhook(
 ): Promise<z.infer<typeof createdWebhookOutput>> {
   const url = await assertSafeWebhookUrl(input.url, settings.allowPrivate);
   const secret = `whsec_${randomBytes(24).toString("base64")}`;
+  // A new webhook starts at its clinic's feed's end: it is sent what happens from now on.
+  const feedSeq = await webhookFeedEnd(db, clinicId);
   const row = returnedRow(
     await db
       .insert(webhooks)
@@ -74,6 +84,7 @@ export async function createWebhook(
         description: input.description ?? null,
         includeAnswers: input.includeAnswers ?? false,
         secret,
+        feedSeq,
       })
       .returning(),
     "webhook",
@@ -114,9 +125,22 @@ export async function updateWebhook(
   };
   // An empty PATCH changes nothing and writes nothing, so updated_at stays (an empty SET is no SQL).
   const unchanged = Object.values(set).every((value) => value === undefined);
+  // A paused webhook is sent nothing of what happened while it was paused (as a webhook created
+  // then): resuming moves its cursor to the feed's end, a cursor read before the update (an event
+  // committed in between is sent: at least once from the resume on).
+  const resumeAt = patch.active === true ? await webhookFeedEnd(db, clinicId) : undefined;
   const [row] = unchanged
     ? await db.select().from(webhooks).where(ownWebhook(clinicId, id))
-    : await db.update(webhooks).set(set).where(ownWebhook(clinicId, id)).returning();
+    : await db
+        .update(webhooks)
+        .set({
+          ...set,
+          ...(resumeAt === undefined
+            ? {}
+            : { feedSeq: sql`case when ${webhooks.active} then ${webhooks.feedSeq} else ${resumeAt}::bigint end` }),
+        })
+        .where(ownWebhook(clinicId, id))
+        .returning();
   if (!row) throw notFound("webhook");
   return toWebhook(row);
 }
