@@ -22,17 +22,28 @@ async function userWithEmail(db: Db, email: string): Promise<string | null> {
   return row?.id ?? null;
 }
 
+/**
+ * A new user holding `email`, or null when another user holds it already (the unique index on the
+ * lower-cased address decides; the insert runs in a transaction of its own, a savepoint inside
+ * the caller's, so a refusal leaves the caller's transaction usable).
+ */
+async function insertUserWithEmail(db: Db, email: string, now: Date): Promise<string | null> {
+  try {
+    const [row] = await db.transaction(async (tx) =>
+      tx.insert(users).values({ email, lastLoginAt: now }).returning({ id: users.id }),
+    );
+    return row?.id ?? null;
+  } catch (error) {
+    if (!isEmailTaken(error)) throw error;
+    return null;
+  }
+}
+
 /** A new user; with `email` unless another user holds it (then none). */
 async function createUser(db: Db, email: string | null, now: Date): Promise<string> {
   if (email !== null) {
-    try {
-      const [row] = await db.transaction(async (tx) =>
-        tx.insert(users).values({ email, lastLoginAt: now }).returning({ id: users.id }),
-      );
-      if (row) return row.id;
-    } catch (error) {
-      if (!isEmailTaken(error)) throw error;
-    }
+    const id = await insertUserWithEmail(db, email, now);
+    if (id !== null) return id;
   }
   const [row] = await db.insert(users).values({ email: null, lastLoginAt: now }).returning({ id: users.id });
   if (!row) throw new Error("the insert of a user returned no row");
@@ -104,14 +115,8 @@ export async function userForEmail(db: Db, email: string, now: Date): Promise<st
     await db.update(users).set({ lastLoginAt: now }).where(eq(users.id, existing));
     return existing;
   }
-  try {
-    const [row] = await db.transaction(async (tx) =>
-      tx.insert(users).values({ email, lastLoginAt: now }).returning({ id: users.id }),
-    );
-    if (row) return row.id;
-  } catch (error) {
-    if (!isEmailTaken(error)) throw error;
-  }
+  const created = await insertUserWithEmail(db, email, now);
+  if (created !== null) return created;
   // Created by a concurrent sign-in of the same address.
   const raced = await userWithEmail(db, email);
   if (raced === null) throw new Error("the user of the address was neither created nor found");
