@@ -17,7 +17,10 @@ SELECT c."id",
        jsonb_build_object('clinicId', c."id", 'from',
          to_char(least(now() - interval '1 minute', p.first_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
 FROM "clinics" c
-CROSS JOIN LATERAL (SELECT encode(sha256(convert_to('reminder-sweep:' || lower(c."id"::text), 'UTF8')), 'hex') AS x) h
+-- The hash from a subquery over the clinics themselves: Citus pushes no FROM-less subquery down to
+-- a distributed database's shards (an upgrade of one failed with a LATERAL (SELECT …) here).
+JOIN (SELECT "id", encode(sha256(convert_to('reminder-sweep:' || lower("id"::text), 'UTF8')), 'hex') AS x FROM "clinics") h
+  ON h."id" = c."id"
 LEFT JOIN (
   SELECT r."clinic_id", min(r."starts_at" - make_interval(mins => r."offset_min")) AS first_at
   FROM "appointment_reminders" r WHERE r."status" = 'planned' GROUP BY r."clinic_id"

@@ -39,6 +39,20 @@ describe.skipIf(!databaseUrl)("hot paths on Citus", () => {
     await handle.close();
   });
 
+  /** Each statement captured under `of`, on one line, with the Task Counts of its EXPLAIN. */
+  async function plansOf(of: string): Promise<{ statement: string; tasks: number[] }[]> {
+    const plans: { statement: string; tasks: number[] }[] = [];
+    for (const s of statements.filter((x) => x.path === of)) {
+      const rows = await executePositional(handle.db, `explain ${s.text}`, s.parameters);
+      const plan = rows.map((r) => String(r["QUERY PLAN"])).join("\n");
+      plans.push({
+        statement: s.text.replace(/\s+/g, " ").trim(),
+        tasks: [...plan.matchAll(/Task Count: (\d+)/g)].map((m) => Number(m[1])),
+      });
+    }
+    return plans;
+  }
+
   it("run every statement on one shard (EXPLAIN: Citus Adaptive, Task Count 1)", async (context) => {
     if (!citus) context.skip();
     const c = await bookableClinic(handle.db);
@@ -182,15 +196,7 @@ describe.skipIf(!databaseUrl)("hot paths on Citus", () => {
       { clinics: 10_000 },
     );
     expect(ran).toBe(3);
-    const plans: { statement: string; tasks: number[] }[] = [];
-    for (const s of statements.filter((x) => x.path === "jobs")) {
-      const rows = await executePositional(handle.db, `explain ${s.text}`, s.parameters);
-      const plan = rows.map((r) => String(r["QUERY PLAN"])).join("\n");
-      plans.push({
-        statement: s.text.replace(/\s+/g, " ").trim(),
-        tasks: [...plan.matchAll(/Task Count: (\d+)/g)].map((m) => Number(m[1])),
-      });
-    }
+    const plans = await plansOf("jobs");
     const [look, ...perClinic] = plans;
     expect(look?.statement.trim()).toMatch(/^select clinic_id, null::uuid as id from \( select clinic_id from "jobs"/);
     expect(look?.tasks.some((n) => n > 1)).toBe(true);
@@ -220,15 +226,7 @@ describe.skipIf(!databaseUrl)("hot paths on Citus", () => {
       leaseS: 60,
     });
     expect(attempted).toBe(2);
-    const plans: { statement: string; tasks: number[] }[] = [];
-    for (const s of statements.filter((x) => x.path === "feed")) {
-      const rows = await executePositional(handle.db, `explain ${s.text}`, s.parameters);
-      const plan = rows.map((r) => String(r["QUERY PLAN"])).join("\n");
-      plans.push({
-        statement: s.text.replace(/\s+/g, " ").trim(),
-        tasks: [...plan.matchAll(/Task Count: (\d+)/g)].map((m) => Number(m[1])),
-      });
-    }
+    const plans = await plansOf("feed");
     const [look, ...perClinic] = plans;
     expect(look?.statement).toMatch(/^select w.clinic_id, w.id from webhooks w join event_counters/);
     expect(look?.tasks.some((n) => n > 1)).toBe(true);
