@@ -156,6 +156,9 @@ describe.skipIf(!chromiumPath)("the providers setup page in Chromium", () => {
     );
     const massage = dialog.getByLabel("Where “Massage - Ben Kluge” goes");
     const sports = dialog.getByLabel("Where “Sports massage - Ben Kluge” goes");
+    // The services are named once the clinic's services are read, after the heading: wait for both.
+    await massage.waitFor();
+    await sports.waitFor();
     expect(await dialog.getByTestId("blocking-service").count()).toBe(2);
     // Nothing chosen: each choice says so, the first takes the focus, nothing is sent.
     await dialog.getByRole("button", { name: "Move the services and remove Ben Kluge" }).click();
