@@ -9,7 +9,10 @@ const chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].find((path) 
 export default defineConfig({
   test: {
     ...sharedTest,
-    testTimeout: 60_000,
+    // A journey of 20–30 s on an idle machine took over 60 s in CI, two files at a time beside the
+    // other packages' suites (a timeout, not a failure of the page): twice the headroom. A page that
+    // hangs still fails, at its first waitFor's own timeout.
+    testTimeout: 120_000,
     // Two files at a time: a browser file waits on its page, its server and Chromium's processes
     // for much of its time, so one at a time left the two cores half idle (docs/testing.md#speed);
     // each file has its own server and database, and each worker one Chromium (test/browser.ts).
