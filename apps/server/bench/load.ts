@@ -77,6 +77,8 @@ export interface LoadResult {
   serverCpuMsPerRequest?: number;
   /** The same for the local PostgreSQL: the postmaster and every process it started (backends included). */
   databaseCpuMsPerRequest?: number;
+  /** The same for this load generator's own process (autocannon shares the cores with the server). */
+  loadCpuMsPerRequest?: number;
 }
 
 /** CPU ms (user + system) so far of every process that `matches` (its pid, parent and process group), from /proc; undefined without /proc. */
@@ -330,7 +332,9 @@ async function main(): Promise<void> {
     autocannon({ url: spec.base, connections: spec.connections, headers: json, requests: requests(warm), ...length });
   if ("amount" in warmup ? warmup.amount > 0 : warmup.duration > 0) await run(true, warmup);
   const cpuBefore = cpuNow(spec);
+  const ownBefore = process.cpuUsage();
   const result = await run(false, { duration: spec.seconds });
+  const own = process.cpuUsage(ownBefore);
   const cpuAfter = cpuNow(spec);
   const serverCpu = perRequest(cpuBefore.server, cpuAfter.server, result.requests.total);
   const databaseCpu = perRequest(cpuBefore.database, cpuAfter.database, result.requests.total);
@@ -352,6 +356,9 @@ async function main(): Promise<void> {
     ...report(),
     ...(serverCpu === undefined ? {} : { serverCpuMsPerRequest: serverCpu }),
     ...(databaseCpu === undefined ? {} : { databaseCpuMsPerRequest: databaseCpu }),
+    ...(result.requests.total > 0
+      ? { loadCpuMsPerRequest: Number(((own.user + own.system) / 1000 / result.requests.total).toFixed(3)) }
+      : {}),
   };
   process.stdout.write(`${JSON.stringify(out)}\n`);
 }

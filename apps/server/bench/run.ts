@@ -294,7 +294,7 @@ async function runRow(database: DbHandle, id: RowId, workers: number, spec: Load
     ? `; cache ${String(row.cache.hits)} hits, ${String(row.cache.misses)} misses (warm-up included)`
     : "";
   console.log(
-    `    ${String(row.reqPerSec)} req/s, p50 ${String(row.p50ms)} ms, p99 ${String(row.p99ms)} ms, non-2xx ${String(row.non2xx)}, load ${String(row.load1)}, server CPU ${String(row.serverCpuMsPerRequest ?? "n/a")} ms/req, database CPU ${String(row.databaseCpuMsPerRequest ?? "n/a")} ms/req${cache}`,
+    `    ${String(row.reqPerSec)} req/s, p50 ${String(row.p50ms)} ms, p99 ${String(row.p99ms)} ms, non-2xx ${String(row.non2xx)}, load ${String(row.load1)}, server CPU ${String(row.serverCpuMsPerRequest ?? "n/a")} ms/req, database CPU ${String(row.databaseCpuMsPerRequest ?? "n/a")} ms/req, load generator CPU ${String(row.loadCpuMsPerRequest ?? "n/a")} ms/req${cache}`,
   );
   const where = `WORKERS=${String(workers)}, ${name}`;
   if (row.cache && spec.kind === "availability-hit" && row.cache.misses > spec.keys.length) {

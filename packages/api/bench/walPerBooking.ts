@@ -4,7 +4,9 @@
 // and after the last delivery is recorded. Use a PostgreSQL server of its own: the WAL position is
 // the server's, so another database's writes would count too.
 //
-//   npx tsx bench/walPerBooking.ts postgres://… [N] [--no-webhook]
+//   npx tsx bench/walPerBooking.ts postgres://… [N] [--no-webhook] [--statements]
+// --statements: also the statements' time a booking over the measured range, from pg_stat_statements
+// (the server must load it, with pg_stat_statements.track = all for the statements inside functions).
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { sql } from "drizzle-orm";
@@ -19,6 +21,7 @@ import { addService, addWebhook, bookableClinic, pinnedNow } from "../testing/in
 const url = process.argv.find((a) => a.startsWith("postgres://"));
 const count = Number(process.argv.find((a) => /^\d+$/.test(a)) ?? 500);
 const webhook = !process.argv.includes("--no-webhook");
+const statements = process.argv.includes("--statements");
 if (!url) throw new Error("the URL of a PostgreSQL server of its own, postgres://…");
 
 const received = new Set<string>();
@@ -77,6 +80,7 @@ try {
   await handle.db.execute(sql`checkpoint`);
   for (let i = 0; i < 50; i++) await book();
   await drained(100);
+  if (statements) await handle.db.execute(sql`select pg_stat_statements_reset()`);
   const start = await lsn();
   const began = Date.now();
   for (let i = 0; i < count; i++) await book();
@@ -89,6 +93,18 @@ try {
   console.log(
     `${String(count)} bookings${webhook ? " with a webhook, delivered" : ""}: ${String(Math.round(bytes))} bytes of WAL, ${(bytes / count).toFixed(0)} B a booking (${String(Date.now() - began)} ms)`,
   );
+  if (statements) {
+    const top = rowsOf<{ toplevel: boolean; calls: number; ms: number; query: string }>(
+      await handle.db.execute(sql`
+        select toplevel, calls::int as calls, total_exec_time::float8 as ms, left(regexp_replace(query, '[[:space:]]+', ' ', 'g'), 90) as query
+        from pg_stat_statements where dbid = (select oid from pg_database where datname = current_database())
+        order by toplevel desc, total_exec_time desc limit 25`),
+    );
+    for (const row of top)
+      console.log(
+        `${row.toplevel ? "top " : "    "} ${(row.ms / count).toFixed(3).padStart(7)} ms/booking ${(row.calls / count).toFixed(2).padStart(5)} calls/booking  ${row.query}`,
+      );
+  }
 } finally {
   await workers.stop();
   await handle.close();
