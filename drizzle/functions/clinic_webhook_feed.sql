@@ -9,7 +9,9 @@
 --    not attempted because the receiver did not answer the one before: attempts 0), its next
 --    attempt as a webhook-delivery job at `at` — and moves the cursor to `to`; only while the lease is still
 --    this one (a claim taken after it ran out owns the events now: this one's outcomes are dropped,
---    and its events are sent again — at least once).
+--    and its events are sent again — at least once). With p_done.pace_ms (the batch was short and no
+--    next one is claimed): the feed stays leased, by no lease id, for that long — the webhook's next
+--    batch waits for it, so events that trickle in go out several to a batch (WEBHOOK_BATCH_PACE_MS).
 -- 2. With p_limit > 0: claims the next batch of an active webhook not leased by another: the events
 --    after the cursor, up to the counter's last_seq read first (every event up to it is committed:
 --    the counter numbers in commit order), of the subscribed types, at most p_limit in seq order.
@@ -31,6 +33,9 @@ DECLARE
   v_max bigint;
   v_events jsonb;
   v_lease uuid;
+  -- A value, not now() in the UPDATE's CASE: Citus refuses that in a distributed UPDATE.
+  v_paced_until timestamptz := CASE WHEN (p_done->>'pace_ms')::integer > 0
+    THEN now() + make_interval(secs => (p_done->>'pace_ms')::integer / 1000.0) END;
 BEGIN
   IF p_lease IS NOT NULL THEN
     PERFORM 1 FROM webhooks
@@ -51,7 +56,7 @@ BEGIN
       WHERE d.job_id IS NOT NULL;
       UPDATE webhooks
       SET feed_seq = greatest(feed_seq, (p_done->>'to')::bigint),
-          feed_lease_id = NULL, feed_leased_until = NULL, feed_claimed_seq = NULL
+          feed_lease_id = NULL, feed_leased_until = v_paced_until, feed_claimed_seq = NULL
       WHERE clinic_id = p_clinic_id AND id = p_webhook_id;
       v_recorded := true;
     END IF;

@@ -413,6 +413,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       allowPrivate: options.config.webhooks?.allowPrivate ?? false,
       retryDelaysS: options.config.webhooks?.retryDelaysS ?? [5, 30, 120, 600, 1800, 7200, 21600, 86400],
       timeoutMs: 10_000,
+      webhookBatchPaceMs: options.config.webhooks?.batchPaceMs,
       pollIntervalMs: options.config.jobPollIntervalMs,
       jobRetry: options.config.jobLeaseS === undefined ? undefined : { leaseS: options.config.jobLeaseS },
       waitlistIntervalMs: options.waitlistIntervalMs,

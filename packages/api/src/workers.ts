@@ -37,6 +37,11 @@ import {
 } from "./modules/webhooks/index.ts";
 
 export interface WorkerSettings extends DeliverySettings {
+  /**
+   * How long a webhook whose last batch was short waits before its next batch (WEBHOOK_BATCH_PACE_MS;
+   * default 0: at the next look). Events that trickle in then go out several to a batch.
+   */
+  webhookBatchPaceMs?: number | undefined;
   /** How often an idle process looks for due jobs (default 250 ms). */
   pollIntervalMs?: number | undefined;
   /** The queue's retries and lease (docs/jobs.md#retries); defaults for what is absent. */
@@ -78,6 +83,7 @@ export function startWorkers(handle: DbHandle, settings: WorkerSettings): JobWor
     new WebhookFeedWorkers(handle.db, {
       ...settings,
       leaseS: settings.jobRetry?.leaseS ?? 120,
+      paceMs: settings.webhookBatchPaceMs ?? 0,
       onError: settings.onError,
     }),
   );

@@ -13,6 +13,7 @@ import {
   followWebhookFeed,
   updateWebhook,
   type WebhookFeedSettings,
+  webhooksBehind,
 } from "../src/modules/webhooks/index.ts";
 import { addService, addWebhook, bookableClinic, callerFor, pinnedNow, useTestDatabase } from "../testing/index.ts";
 
@@ -105,6 +106,37 @@ describe("webhook deliveries from the event feed", () => {
     // Nothing more to send: the cursor is at the feed's end.
     expect(await followWebhookFeed(t.db, c.clinicId, hook, settings)).toBe(0);
     expect(hooks.arrived(path)).toHaveLength(4);
+  });
+
+  it("paces a webhook whose batch was short: events that come meanwhile wait for the pace and go out in one batch", async () => {
+    const c = await clinic();
+    const path = `/paced-${c.clinicId}`;
+    const hook = await addWebhook(t.db, c.clinicId, { url: hooks.url(path) });
+    const paced = { ...settings, paceMs: 1_500 };
+    const behind = async () => (await webhooksBehind(t.db, 1_000)).some((w) => w.webhookId === hook);
+    await c.book("2027-03-16T09:00:00Z");
+    expect(await followWebhookFeed(t.db, c.clinicId, hook, paced)).toBe(1);
+    const recorded = Date.now();
+    // Two more events at once: within the pace neither the look finds the webhook nor a claim takes them.
+    await c.book("2027-03-16T10:00:00Z");
+    await c.book("2027-03-16T11:00:00Z");
+    if (Date.now() - recorded < 1_000) {
+      expect(await behind()).toBe(false);
+      expect(await followWebhookFeed(t.db, c.clinicId, hook, paced)).toBe(0);
+    }
+    expect(hooks.arrived(path)).toHaveLength(1);
+    // After it: both in one batch, in feed order.
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, 1_600 - (Date.now() - recorded))));
+    expect(await behind()).toBe(true);
+    expect(await followWebhookFeed(t.db, c.clinicId, hook, paced)).toBe(2);
+    expect(hooks.arrived(path)).toEqual(await c.feed());
+    // Without a pace (the default), the next event goes at once.
+    await c.book("2027-03-16T12:00:00Z");
+    expect(await followWebhookFeed(t.db, c.clinicId, hook, settings)).toBe(0);
+    await new Promise((resolve) => setTimeout(resolve, 1_600));
+    expect(await followWebhookFeed(t.db, c.clinicId, hook, settings)).toBe(1);
+    await c.book("2027-03-16T13:00:00Z");
+    expect(await followWebhookFeed(t.db, c.clinicId, hook, settings)).toBe(1);
   });
 
   it("sends only the types a webhook takes, from where it was created, nothing of a pause, and again after it", async () => {

@@ -110,6 +110,9 @@ const envSchema = z.object({
       .default("false")
       .transform((v) => v === "true"),
   ),
+  // A webhook whose last batch was short waits this long before its next one (docs/events.md#webhooks):
+  // events that trickle in go out in batches, not a statement pair each. 0: at the next look.
+  WEBHOOK_BATCH_PACE_MS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(0).max(60_000).default(1_000)),
   WEBHOOK_RETRY_DELAYS_S: z.preprocess(
     emptyToUndefined,
     z
@@ -260,7 +263,12 @@ export interface Config {
   /** The service's public base URL for links it hands out (calendar feeds); unset = the request's own host. */
   publicUrl: string | undefined;
   /** Webhooks: http and internal addresses allowed (development only), and the retry schedule in seconds. */
-  webhooks: { allowPrivate: boolean; retryDelaysS: number[] };
+  webhooks: {
+    allowPrivate: boolean;
+    retryDelaysS: number[];
+    /** WEBHOOK_BATCH_PACE_MS (always set from the environment; absent in a test's config: no pace). */
+    batchPaceMs?: number | undefined;
+  };
   /**
    * Providers' own calendars (docs/calendars.md): the key (CALENDAR_KEY) their URLs and credentials
    * are encrypted with at rest — unset outside production = a fixed development key, and a
@@ -358,7 +366,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM },
     metricsToken: e.METRICS_TOKEN,
     publicUrl: e.PUBLIC_URL,
-    webhooks: { allowPrivate: e.WEBHOOK_ALLOW_PRIVATE, retryDelaysS: e.WEBHOOK_RETRY_DELAYS_S },
+    webhooks: {
+      allowPrivate: e.WEBHOOK_ALLOW_PRIVATE,
+      retryDelaysS: e.WEBHOOK_RETRY_DELAYS_S,
+      batchPaceMs: e.WEBHOOK_BATCH_PACE_MS,
+    },
     calendars: {
       key: e.CALENDAR_KEY,
       syncIntervalS: e.CALENDAR_SYNC_INTERVAL_S,

@@ -56,6 +56,8 @@ interface Done {
   lease: string;
   to: number;
   deliveries: Attempted[];
+  /** When no next batch is claimed with this recording: how long the feed stays leased (the pace). */
+  pace_ms?: number;
 }
 
 /**
@@ -95,6 +97,12 @@ async function feedStep(
 export interface WebhookFeedSettings extends DeliverySettings {
   /** Seconds a batch is leased for (the job queue's lease, JOB_LEASE_S). */
   leaseS: number;
+  /**
+   * Milliseconds a webhook waits after a short batch before its next (its feed read to the end):
+   * the recording leaves the feed leased that long, so neither the look nor another process takes
+   * it sooner. A full batch's next is claimed at once. 0: at the next look.
+   */
+  paceMs?: number | undefined;
   /** Events claimed in one batch (default 50). */
   batchSize?: number | undefined;
   /** Webhooks this process follows at once (default 100). */
@@ -222,7 +230,15 @@ export async function followWebhookFeed(
     if (!done) return attempted;
     attempted += done.deliveries.length;
     const full = (batch.events?.length ?? 0) >= limit && done.to === batch.to;
-    batch = await feedStep(db, clinicId, webhookId, done, full && !stopping() ? limit : 0, settings.leaseS);
+    const next = full && !stopping();
+    batch = await feedStep(
+      db,
+      clinicId,
+      webhookId,
+      next || !settings.paceMs ? done : { ...done, pace_ms: settings.paceMs },
+      next ? limit : 0,
+      settings.leaseS,
+    );
   }
 }
 
