@@ -59,9 +59,14 @@ DECLARE
   v_defer boolean := coalesce((p->>'defer_changes')::boolean, false);
   v_answers jsonb;
   v_reminders_after timestamptz;
+  -- The appointment's id, known before anything is written: the idempotency key is stored with it
+  -- in the one insert that claims it (a failed request rolls both back).
+  v_new_id uuid := coalesce(v_hold_id, gen_random_uuid());
+  v_cleared boolean := false;
 BEGIN
   BEGIN
-    v_replay := clinic_claim_key(p_clinic_id, v_user, p->'idem');
+    v_replay := clinic_claim_key(p_clinic_id, v_user,
+      CASE WHEN jsonb_typeof(p->'idem') = 'object' THEN p->'idem' || jsonb_build_object('appointment_id', v_new_id) END);
     IF v_replay IS NOT NULL THEN
       RETURN jsonb_build_object('appointment', clinic_appointment_view(p_clinic_id, v_replay), 'replayed', true);
     END IF;
@@ -175,10 +180,11 @@ BEGIN
       END IF;
     ELSE
       SELECT array_agg(x::uuid) INTO v_providers FROM jsonb_array_elements_text(p->'candidates') AS x;
-      PERFORM clinic_clear_expired_holds(p_clinic_id, v_providers, (p->>'occupied_start')::timestamptz,
-        (p->>'occupied_end')::timestamptz, v_patient, v_start, v_end, v_now);
       -- The exclusion constraints decide: the first candidate whose time is still free gets it;
-      -- the patient's own overlapping appointment refuses every candidate.
+      -- the patient's own overlapping appointment refuses every candidate. An expired hold still
+      -- occupies its time in the constraints (they cannot read the clock): the first refusal clears
+      -- the expired holds in the way (clinic_clear_expired_holds) and tries the same candidate once
+      -- more; a booking that finds its time free clears nothing.
       FOREACH v_provider IN ARRAY coalesce(v_providers, '{}') LOOP
         -- A group session (§14): the seats of one slot share a key, which lets them overlap each
         -- other and nothing else; they are counted under a lock of the key, so the last seat is
@@ -198,8 +204,9 @@ BEGIN
           WHERE a.clinic_id = p_clinic_id AND a.provider_id = v_provider AND a.starts_at = v_start AND a.session_key = v_session
             AND clinic_occupies(a.status, a.held_until, v_now) LIMIT 1;
         END IF;
+        <<attempt>> LOOP
         BEGIN
-          v_id := gen_random_uuid();
+          v_id := v_new_id;
           -- A provider of several clinics: their time in all of them first (refused when taken elsewhere).
           PERFORM clinic_claim_busy(p_clinic_id, v_id, v_provider, (p->>'occupied_start')::timestamptz,
             (p->>'occupied_end')::timestamptz, v_session, v_held_until, v_now);
@@ -216,19 +223,28 @@ BEGIN
                   jsonb_build_array(clinic_status_entry(v_status, v_now, v_user, NULL)),
                   p->>'patient_name', p->>'patient_email', p->>'patient_phone', p->>'notes', v_user, v_patient, v_session, v_series, v_taken,
                   coalesce(p->'answers', '[]'::jsonb), v_reminders_after);
-          EXIT;
+          EXIT attempt;
         EXCEPTION WHEN exclusion_violation OR deadlock_detected THEN
           GET STACKED DIAGNOSTICS v_constraint = CONSTRAINT_NAME;
+          v_id := NULL;
+          IF NOT v_cleared THEN
+            v_cleared := true;
+            PERFORM clinic_clear_expired_holds(p_clinic_id, v_providers, (p->>'occupied_start')::timestamptz,
+              (p->>'occupied_end')::timestamptz, v_patient, v_start, v_end, v_now);
+            CONTINUE attempt;
+          END IF;
           -- (On Citus the name carries the shard's suffix.)
-      IF v_constraint LIKE 'appointments\_patient\_no\_overlap%' THEN
+          IF v_constraint LIKE 'appointments\_patient\_no\_overlap%' THEN
             RAISE EXCEPTION USING ERRCODE = 'CL001', MESSAGE = 'PATIENT_DOUBLE_BOOKED',
               DETAIL = 'the patient already has an appointment at an overlapping time in this clinic';
           END IF;
           IF v_constraint LIKE 'provider\_busy%' THEN
             v_elsewhere := true;
           END IF;
-          v_id := NULL;
         END;
+        EXIT attempt;
+        END LOOP;
+        EXIT WHEN v_id IS NOT NULL;
       END LOOP;
       IF v_id IS NULL THEN
         RAISE EXCEPTION USING ERRCODE = 'CL001', MESSAGE = 'SLOT_UNAVAILABLE',
@@ -247,7 +263,7 @@ BEGIN
       VALUES (p_clinic_id, gen_random_uuid(), 'confirmation-expiry',
               jsonb_build_object('clinicId', p_clinic_id, 'appointmentId', v_id), least(v_now + interval '48 hours', v_start));
     END IF;
-    PERFORM clinic_store_key(p_clinic_id, v_user, p->'idem', v_id);
+    -- (The idempotency key holds v_id since its claim.)
     v_view := clinic_appointment_json(p_clinic_id, v_id);
     -- The caller's view (clinic_appointment_view: v_view and the answers) is read here, before the
     -- shared rows below are locked: read after the event number, it held every booking of the

@@ -3,11 +3,11 @@
 -- no key or it is claimed now. The same key with another request hash is 409
 -- IDEMPOTENCY_KEY_REUSED (§2); one still in use, or whose request never completed, is 409 CONFLICT.
 -- A concurrent request with the same key waits on the key's row until the first one's statement
--- ends. Called first by clinic_book_appointment, clinic_reschedule_appointment and
--- clinic_book_series; clinic_store_key stores the outcome. Refusals follow the write functions'
--- convention: SQLSTATE CL001 with the contract code (MESSAGE), its detail (DETAIL) and extras as
--- JSON (HINT), which the write answers as {error, detail, extra} after rolling back what it did
--- (CL002: the schedule changed since the read).
+-- ends. Called first by clinic_book_appointment (p_idem.appointment_id: the outcome stored with
+-- the claim), clinic_reschedule_appointment and clinic_book_series (clinic_store_key stores
+-- theirs). Refusals follow the write functions' convention: SQLSTATE CL001 with the contract code
+-- (MESSAGE), its detail (DETAIL) and extras as JSON (HINT), which the write answers as {error,
+-- detail, extra} after rolling back what it did (CL002: the schedule changed since the read).
 CREATE OR REPLACE FUNCTION clinic_claim_key(p_clinic_id uuid, p_user uuid, p_idem jsonb)
  RETURNS uuid
  LANGUAGE plpgsql
@@ -19,8 +19,12 @@ BEGIN
   IF jsonb_typeof(p_idem) IS DISTINCT FROM 'object' THEN
     RETURN NULL;
   END IF;
+  -- A caller that knows its appointment's id before writing it (clinic_book_appointment) stores the
+  -- outcome with the claim, one write: the row commits with the appointment or not at all.
   INSERT INTO idempotency_keys (clinic_id, user_id, key, request_hash, status_code, response)
-  VALUES (p_clinic_id, p_user, p_idem->>'key', p_idem->>'hash', 0, '{}'::jsonb)
+  VALUES (p_clinic_id, p_user, p_idem->>'key', p_idem->>'hash',
+          CASE WHEN p_idem ? 'appointment_id' THEN 200 ELSE 0 END,
+          CASE WHEN p_idem ? 'appointment_id' THEN jsonb_build_object('appointment_id', p_idem->>'appointment_id') ELSE '{}'::jsonb END)
   ON CONFLICT DO NOTHING
   RETURNING key INTO v_claimed;
   IF v_claimed IS NOT NULL THEN
