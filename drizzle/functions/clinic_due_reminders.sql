@@ -6,8 +6,8 @@
 -- then; held, pending and canceled appointments have none; a moved one is due at its new start.
 -- Nothing is written for a reminder before it is due: the candidates come from
 -- appointments_clinic_start_idx, one range per offset, oldest moment first, at most p.limit, less
--- those already sent (appointment_reminders, by its key). Each candidate is locked FOR SHARE SKIP
--- LOCKED with its status and start re-checked, so that a cancel, move or status change of it either
+-- those already sent (appointment_reminders, by its key). The candidates are locked FOR SHARE SKIP
+-- LOCKED in one statement, each with its status and start re-checked, so that a cancel, move or status change of it either
 -- committed first (then it is not due) or waits for this transaction and records its event after
 -- the reminder's; one locked by such a change now is left for the next page or sweep. Each is then
 -- marked sent (INSERT … ON CONFLICT DO NOTHING on the key: a concurrent or repeated sweep marks and
@@ -25,7 +25,11 @@ DECLARE
   v_from timestamptz := (p->>'from')::timestamptz;
   v_now timestamptz := (p->>'now')::timestamptz;
   v_limit integer := (p->>'limit')::integer;
-  v_due record;
+  v_due_ids uuid[];
+  v_due_offsets integer[];
+  v_due_starts timestamptz[];
+  v_locked_ids uuid[];
+  v_locked_starts timestamptz[];
   v_seen integer := 0;
   v_last timestamptz;
   v_marked integer;
@@ -37,40 +41,45 @@ BEGIN
   IF coalesce(v_count, 0) = 0 THEN
     RETURN jsonb_build_object('offsets', 0, 'seen', 0, 'sent', 0, 'last', NULL);
   END IF;
-  FOR v_due IN
-    SELECT d.id, d.offset_min, d.starts_at, d.at FROM (
-      SELECT a.id, o.offset_min, a.starts_at, a.starts_at - make_interval(mins => o.offset_min) AS at
-      FROM (SELECT DISTINCT u.offset_min FROM clinics c, unnest(c.reminder_offsets_min) AS u(offset_min)
-            WHERE c.id = p_clinic_id) o
-      CROSS JOIN LATERAL (
-        SELECT a.id, a.starts_at FROM appointments a
-        WHERE a.clinic_id = p_clinic_id
-          AND a.starts_at >= v_from + make_interval(mins => o.offset_min)
-          AND a.starts_at <= v_now + make_interval(mins => o.offset_min)
-          AND a.status = 'booked'
-          AND a.reminders_after < a.starts_at - make_interval(mins => o.offset_min)
-          AND NOT EXISTS (SELECT 1 FROM appointment_reminders r
-                          WHERE r.clinic_id = p_clinic_id AND r.appointment_id = a.id
-                            AND r.offset_min = o.offset_min AND r.starts_at = a.starts_at)
-        ORDER BY a.starts_at, a.id
-        LIMIT v_limit) a
-    ) d
-    ORDER BY d.at, d.id
-    LIMIT v_limit
-  LOOP
-    v_seen := v_seen + 1;
-    v_last := v_due.at;
-    PERFORM 1 FROM appointments a
-    WHERE a.clinic_id = p_clinic_id AND a.id = v_due.id AND a.status = 'booked' AND a.starts_at = v_due.starts_at
-    FOR SHARE SKIP LOCKED;
-    CONTINUE WHEN NOT FOUND;
+  -- The candidates, oldest moment first (one statement).
+  SELECT count(*)::integer, max(d.at),
+         coalesce(array_agg(d.id ORDER BY d.at, d.id), '{}'), coalesce(array_agg(d.offset_min ORDER BY d.at, d.id), '{}'),
+         coalesce(array_agg(d.starts_at ORDER BY d.at, d.id), '{}')
+    INTO v_seen, v_last, v_due_ids, v_due_offsets, v_due_starts
+  FROM (
+    SELECT a.id, o.offset_min, a.starts_at, a.starts_at - make_interval(mins => o.offset_min) AS at
+    FROM (SELECT DISTINCT u.offset_min FROM clinics c, unnest(c.reminder_offsets_min) AS u(offset_min)
+          WHERE c.id = p_clinic_id) o
+    CROSS JOIN LATERAL (
+      SELECT a.id, a.starts_at FROM appointments a
+      WHERE a.clinic_id = p_clinic_id
+        AND a.starts_at >= v_from + make_interval(mins => o.offset_min)
+        AND a.starts_at <= v_now + make_interval(mins => o.offset_min)
+        AND a.status = 'booked'
+        AND a.reminders_after < a.starts_at - make_interval(mins => o.offset_min)
+        AND NOT EXISTS (SELECT 1 FROM appointment_reminders r
+                        WHERE r.clinic_id = p_clinic_id AND r.appointment_id = a.id
+                          AND r.offset_min = o.offset_min AND r.starts_at = a.starts_at)
+      ORDER BY a.starts_at, a.id
+      LIMIT v_limit) a
+    ORDER BY at, a.id
+    LIMIT v_limit) d;
+  -- All of them locked in one statement, each still booked at the start it was found at.
+  SELECT coalesce(array_agg(a.id), '{}'), coalesce(array_agg(a.starts_at), '{}') INTO v_locked_ids, v_locked_starts
+  FROM (SELECT a.id, a.starts_at FROM appointments a
+        WHERE a.clinic_id = p_clinic_id AND a.id = ANY (v_due_ids) AND a.status = 'booked'
+        FOR SHARE SKIP LOCKED) a;
+  -- Each marked sent, in the candidates' order; only what this page inserted is recorded.
+  FOR i IN 1 .. cardinality(v_due_ids) LOOP
+    CONTINUE WHEN NOT EXISTS (SELECT 1 FROM unnest(v_locked_ids, v_locked_starts) AS l(id, starts_at)
+                              WHERE l.id = v_due_ids[i] AND l.starts_at = v_due_starts[i]);
     INSERT INTO appointment_reminders (clinic_id, appointment_id, offset_min, starts_at)
-    VALUES (p_clinic_id, v_due.id, v_due.offset_min, v_due.starts_at)
+    VALUES (p_clinic_id, v_due_ids[i], v_due_offsets[i], v_due_starts[i])
     ON CONFLICT DO NOTHING;
     GET DIAGNOSTICS v_marked = ROW_COUNT;
     CONTINUE WHEN v_marked = 0;
-    v_ids := v_ids || v_due.id;
-    v_offsets := v_offsets || v_due.offset_min;
+    v_ids := v_ids || v_due_ids[i];
+    v_offsets := v_offsets || v_due_offsets[i];
   END LOOP;
   -- The events last: the counter's lock, which the clinic's other writers wait for, is held only
   -- from here to the commit.
