@@ -61,8 +61,9 @@ DECLARE
   v_reminders_after timestamptz;
   -- The appointment's id, known before anything is written: the idempotency key is stored with it
   -- in the one insert that claims it (a failed request rolls both back).
-  v_new_id uuid := coalesce(v_hold_id, gen_random_uuid());
+  v_new_id uuid := coalesce(v_hold_id, clinic_uuid_v7());
   v_cleared boolean := false;
+  v_state text;
 BEGIN
   BEGIN
     v_replay := clinic_claim_key(p_clinic_id, v_user,
@@ -183,8 +184,8 @@ BEGIN
       -- The exclusion constraints decide: the first candidate whose time is still free gets it;
       -- the patient's own overlapping appointment refuses every candidate. An expired hold still
       -- occupies its time in the constraints (they cannot read the clock): the first refusal clears
-      -- the expired holds in the way (clinic_clear_expired_holds) and tries the same candidate once
-      -- more; a booking that finds its time free clears nothing.
+      -- the expired holds in the way (clinic_cleared_expired_holds) and, when there were any, tries
+      -- the same candidate once more; a booking that finds its time free clears nothing.
       FOREACH v_provider IN ARRAY coalesce(v_providers, '{}') LOOP
         -- A group session (§14): the seats of one slot share a key, which lets them overlap each
         -- other and nothing else; they are counted under a lock of the key, so the last seat is
@@ -225,13 +226,15 @@ BEGIN
                   coalesce(p->'answers', '[]'::jsonb), v_reminders_after);
           EXIT attempt;
         EXCEPTION WHEN exclusion_violation OR deadlock_detected THEN
-          GET STACKED DIAGNOSTICS v_constraint = CONSTRAINT_NAME;
+          GET STACKED DIAGNOSTICS v_constraint = CONSTRAINT_NAME, v_state = RETURNED_SQLSTATE;
           v_id := NULL;
-          IF NOT v_cleared THEN
+          -- (A deadlock is with a writer under way, never with an expired hold, which is committed.)
+          IF NOT v_cleared AND v_state = '23P01' THEN
             v_cleared := true;
-            PERFORM clinic_clear_expired_holds(p_clinic_id, v_providers, (p->>'occupied_start')::timestamptz,
-              (p->>'occupied_end')::timestamptz, v_patient, v_start, v_end, v_now);
-            CONTINUE attempt;
+            IF clinic_cleared_expired_holds(p_clinic_id, v_providers, (p->>'occupied_start')::timestamptz,
+                 (p->>'occupied_end')::timestamptz, v_patient, v_start, v_end, v_now) > 0 THEN
+              CONTINUE attempt;
+            END IF;
           END IF;
           -- (On Citus the name carries the shard's suffix.)
           IF v_constraint LIKE 'appointments\_patient\_no\_overlap%' THEN

@@ -13,7 +13,7 @@ CREATE OR REPLACE FUNCTION clinic_record_event(p_clinic_id uuid, p_type text, p_
  LANGUAGE plpgsql
 AS $function$
 DECLARE
-  v_event_id uuid := gen_random_uuid();
+  v_event_id uuid := clinic_uuid_v7();
   v_seq bigint;
 BEGIN
   PERFORM clinic_plan_message(p_clinic_id, clinic_event_message_kind(p_type, p_data), v_event_id, p_data);

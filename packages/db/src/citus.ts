@@ -125,6 +125,8 @@ export async function distributeTables(db: Db): Promise<string[]> {
  */
 export const distributedFunctions: readonly { signature: string; clinicArgument: string | null }[] = [
   { signature: "clinic_iso_instant(timestamptz)", clinicArgument: null },
+  // Time-ordered ids of the rows a booking inserts (drizzle/functions/clinic_uuid_v7.sql).
+  { signature: "clinic_uuid_v7()", clinicArgument: null },
   // Versions that never repeat (drizzle/0017_versions_never_repeat.sql).
   { signature: "clinic_version_clock()", clinicArgument: null },
   { signature: "clinic_appointment_json(uuid,uuid)", clinicArgument: "p_clinic_id" },
@@ -159,6 +161,11 @@ export const distributedFunctions: readonly { signature: string; clinicArgument:
   {
     signature:
       "clinic_clear_expired_holds(uuid,uuid[],timestamptz,timestamptz,uuid,timestamptz,timestamptz,timestamptz)",
+    clinicArgument: "p_clinic_id",
+  },
+  {
+    signature:
+      "clinic_cleared_expired_holds(uuid,uuid[],timestamptz,timestamptz,uuid,timestamptz,timestamptz,timestamptz)",
     clinicArgument: "p_clinic_id",
   },
   {

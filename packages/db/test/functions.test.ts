@@ -101,3 +101,30 @@ describe("the hot paths' database functions", () => {
     );
   });
 });
+
+describe("clinic_uuid_v7", () => {
+  it("makes version 7 UUIDs whose first 48 bits are the milliseconds they were made at, in order across milliseconds", async () => {
+    const before = Date.now();
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const [row] = rowsOf<{ ids: string[] }>(
+        await handle.db.execute(sql`select array_agg(clinic_uuid_v7()) as ids from generate_series(1, 20)`),
+      );
+      ids.push(...(row?.ids ?? []));
+      await new Promise((resolve) => setTimeout(resolve, 3));
+    }
+    const after = Date.now();
+    expect(ids).toHaveLength(100);
+    expect(new Set(ids).size).toBe(100);
+    const msOf = (id: string) => parseInt(id.replaceAll("-", "").slice(0, 12), 16);
+    for (const id of ids) {
+      // xxxxxxxx-xxxx-7xxx-[89ab]xxx-xxxxxxxxxxxx: version 7, RFC 9562's variant.
+      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      expect(msOf(id)).toBeGreaterThanOrEqual(before - 1_000);
+      expect(msOf(id)).toBeLessThanOrEqual(after + 1_000);
+    }
+    // Made in separate statements milliseconds apart: each batch sorts after the one before it.
+    for (let batch = 1; batch < 5; batch++)
+      expect(msOf(ids[batch * 20] ?? "")).toBeGreaterThan(msOf(ids[batch * 20 - 1] ?? ""));
+  });
+});
