@@ -122,6 +122,24 @@ describe("reminders derived from the appointments (§10)", () => {
     expect(await countOf(t.db, appointmentReminders, c.clinicId)).toBe(6);
   });
 
+  it("runs again when the next reminder falls due, when that is sooner than its interval", async () => {
+    const c = await clinicWithReminders(t.db);
+    await c.book(at("09:00"));
+    // 20 s before the day-before reminder of 09:00: nothing due yet; the next run is at its moment
+    // (in the wall clock: the sweep's clock may be another, as here), not a whole interval later.
+    const now = new Date(at("09:00").getTime() - 1440 * MIN - 20_000);
+    const started = Date.now();
+    const early = await runReminderSweep(t.db, { now: clock(now), intervalMs: 60_000 }, { clinicId: c.clinicId });
+    const ended = Date.now();
+    expect(early?.repeatAt.getTime()).toBeGreaterThanOrEqual(started + 20_000);
+    expect(early?.repeatAt.getTime()).toBeLessThanOrEqual(ended + 20_000);
+    // 5 minutes before it, with a 60 s interval: the interval.
+    const far = new Date(at("09:00").getTime() - 1440 * MIN - 300_000);
+    const later = await runReminderSweep(t.db, { now: clock(far), intervalMs: 60_000 }, { clinicId: c.clinicId });
+    expect(later?.repeatAt.getTime()).toBeGreaterThanOrEqual(Date.now() + 59_000);
+    expect(later?.repeatAt.getTime()).toBeLessThanOrEqual(Date.now() + 60_000);
+  });
+
   it("ends the sweep when the clinic has no offsets any more (C4 with [] removes it)", async () => {
     const c = await clinicWithReminders(t.db);
     const admin = callerFor(t.db, c.admin, { now: pinnedNow });

@@ -49,6 +49,8 @@ const pageAnswer = z.object({
   seen: z.number().int(),
   sent: z.number().int(),
   last: z.string().nullable(),
+  /** After a page that saw everything due: when the next reminder falls due (null: none booked). */
+  next: z.string().nullable().optional(),
 });
 
 /** The clinic's one reminder sweep's id: derived from the clinic's, so that there is one row at most (drizzle/0030 derives it alike). */
@@ -119,12 +121,15 @@ export async function runReminderSweep(
   job: ReminderSweepJob,
 ): Promise<Repeat | undefined> {
   const now = settings.now();
+  /** The wall clock when `now` was read (the job's next run is wall time; a test's `now` may be pinned). */
+  const startedAt = Date.now();
   const limit = settings.pageSize ?? 200;
   const deadline = performance.now() + (settings.budgetMs ?? 10_000);
   let from = job.from ? new Date(job.from) : new Date(now.getTime() - REMINDER_SLACK_MS);
   let sent = 0;
   let pages = 0;
   let complete = false;
+  let next: Date | undefined;
   for (;;) {
     const page = pageAnswer.parse(
       await callClinicJsonFunction(db, "clinic_due_reminders", job.clinicId, {
@@ -139,6 +144,7 @@ export async function runReminderSweep(
     sent += page.sent;
     if (page.seen < limit || page.last === null) {
       complete = true;
+      if (page.next) next = new Date(page.next);
       break;
     }
     // The next page starts at the last one's moment (inclusive: others may share it; those sent
@@ -148,9 +154,13 @@ export async function runReminderSweep(
   }
   settings.onRun?.({ clinicId: job.clinicId, sent, pages, complete });
   const wall = Date.now();
+  // After a complete run: again after the interval, or sooner when the next reminder falls due
+  // sooner (not sooner than a second from now: a run at the due moment itself sends it).
+  const interval = settings.intervalMs ?? 15_000;
+  const soonest = next ? Math.max(wall + 1_000, startedAt + (next.getTime() - now.getTime())) : Infinity;
   return complete
     ? {
-        repeatAt: new Date(wall + (settings.intervalMs ?? 15_000)),
+        repeatAt: new Date(Math.min(wall + interval, soonest)),
         data: sweepData(job.clinicId, new Date(now.getTime() - REMINDER_SLACK_MS)),
       }
     : { repeatAt: new Date(wall), data: sweepData(job.clinicId, from) };
