@@ -155,9 +155,10 @@ export async function runReminderSweep(
   settings.onRun?.({ clinicId: job.clinicId, sent, pages, complete });
   const wall = Date.now();
   // After a complete run: again after the interval, or sooner when the next reminder falls due
-  // sooner (not sooner than a second from now: a run at the due moment itself sends it).
+  // sooner — but not within 5 s: each run looks back over the last minute (REMINDER_SLACK_MS), and
+  // under CI's load on Citus runs a second apart cost more than they saved.
   const interval = settings.intervalMs ?? 15_000;
-  const soonest = next ? Math.max(wall + 1_000, startedAt + (next.getTime() - now.getTime())) : Infinity;
+  const soonest = next ? Math.max(wall + 5_000, startedAt + (next.getTime() - now.getTime())) : Infinity;
   return complete
     ? {
         repeatAt: new Date(Math.min(wall + interval, soonest)),
