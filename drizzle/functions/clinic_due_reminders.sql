@@ -9,11 +9,13 @@
 -- those already sent (appointment_reminders, by its key). The candidates are locked FOR SHARE SKIP
 -- LOCKED in one statement, each with its status and start re-checked, so that a cancel, move or status change of it either
 -- committed first (then it is not due) or waits for this transaction and records its event after
--- the reminder's; one locked by such a change now is left for the next page or sweep. Each is then
--- marked sent (INSERT … ON CONFLICT DO NOTHING on the key: a concurrent or repeated sweep marks and
--- records only what it inserted — once each), and last, when the clinic's event counter is taken,
--- its appointment.reminder event is recorded by clinic_record_event (the appointment as the API
--- shows it plus offset_min, with its webhook deliveries and the patient's e-mail). One statement of
+-- the reminder's; one locked by such a change now is left for the next page or sweep. Those are then
+-- marked sent together (INSERT … ON CONFLICT DO NOTHING on the key: a concurrent or repeated sweep
+-- marks and records only what it inserted — once each), their data read together
+-- (clinic_appointments_json: the appointment as the API shows it, plus offset_min), and last, when
+-- the clinic's event counter is taken, their appointment.reminder events recorded together by
+-- clinic_record_events (one counter bump, one insert; each with the patient's e-mail): a constant
+-- number of statements per page, not per reminder. One statement of
 -- the sweep, delegated to the clinic's node on Citus. Answers {offsets, seen, sent, last}: the
 -- clinic's offsets (none: the sweep ends), the candidates looked at (p.limit of them: there may be
 -- more), how many were recorded, the last one's moment (where the next page starts) and, after a
@@ -34,7 +36,8 @@ DECLARE
   v_seen integer := 0;
   v_last timestamptz;
   v_next timestamptz;
-  v_marked integer;
+  v_row record;
+  v_events jsonb[];
   v_ids uuid[] := '{}';
   v_offsets integer[] := '{}';
   v_count integer;
@@ -71,24 +74,29 @@ BEGIN
   FROM (SELECT a.id, a.starts_at FROM appointments a
         WHERE a.clinic_id = p_clinic_id AND a.id = ANY (v_due_ids) AND a.status = 'booked'
         FOR SHARE SKIP LOCKED) a;
-  -- Each marked sent, in the candidates' order; only what this page inserted is recorded.
-  FOR i IN 1 .. cardinality(v_due_ids) LOOP
-    CONTINUE WHEN NOT EXISTS (SELECT 1 FROM unnest(v_locked_ids, v_locked_starts) AS l(id, starts_at)
-                              WHERE l.id = v_due_ids[i] AND l.starts_at = v_due_starts[i]);
-    INSERT INTO appointment_reminders (clinic_id, appointment_id, offset_min, starts_at)
-    VALUES (p_clinic_id, v_due_ids[i], v_due_offsets[i], v_due_starts[i])
-    ON CONFLICT DO NOTHING;
-    GET DIAGNOSTICS v_marked = ROW_COUNT;
-    CONTINUE WHEN v_marked = 0;
-    v_ids := v_ids || v_due_ids[i];
-    v_offsets := v_offsets || v_due_offsets[i];
+  -- Each still booked at its start marked sent (one statement: INSERT … ON CONFLICT DO NOTHING on the
+  -- key, so a concurrent or repeated sweep marks only what it inserted); only those are recorded.
+  FOR v_row IN
+    INSERT INTO appointment_reminders AS r (clinic_id, appointment_id, offset_min, starts_at)
+    SELECT p_clinic_id, d.id, d.offset_min, d.starts_at
+    FROM unnest(v_due_ids, v_due_offsets, v_due_starts) AS d(id, offset_min, starts_at)
+    JOIN unnest(v_locked_ids, v_locked_starts) AS l(id, starts_at) ON l.id = d.id AND l.starts_at = d.starts_at
+    ON CONFLICT DO NOTHING
+    RETURNING r.appointment_id, r.offset_min
+  LOOP
+    v_ids := v_ids || v_row.appointment_id;
+    v_offsets := v_offsets || v_row.offset_min;
   END LOOP;
-  -- The events last: the counter's lock, which the clinic's other writers wait for, is held only
-  -- from here to the commit.
-  FOR i IN 1 .. cardinality(v_ids) LOOP
-    PERFORM clinic_record_event(p_clinic_id, 'appointment.reminder',
-      clinic_appointment_json(p_clinic_id, v_ids[i]) || jsonb_build_object('offset_min', v_offsets[i]));
-  END LOOP;
+  -- Their events' data in the candidates' order (one statement), then the events last, numbered
+  -- together: the counter's lock, which the clinic's other writers wait for, is held only from
+  -- there to the commit.
+  IF cardinality(v_ids) > 0 THEN
+    SELECT array_agg(j.data || jsonb_build_object('offset_min', d.offset_min) ORDER BY d.n) INTO v_events
+    FROM unnest(v_due_ids, v_due_offsets) WITH ORDINALITY AS d(id, offset_min, n)
+    JOIN unnest(v_ids, v_offsets) AS k(id, offset_min) ON k.id = d.id AND k.offset_min = d.offset_min
+    JOIN clinic_appointments_json(p_clinic_id, v_ids) j ON j.id = d.id;
+    PERFORM clinic_record_events(p_clinic_id, 'appointment.reminder', v_events);
+  END IF;
   -- A page that saw all that is due (fewer than p.limit): the moment the next reminder falls due, so
   -- that the sweep runs again then rather than after its whole interval (one index probe per offset).
   IF v_seen < v_limit THEN

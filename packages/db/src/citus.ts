@@ -130,6 +130,8 @@ export const distributedFunctions: readonly { signature: string; clinicArgument:
   // Versions that never repeat (drizzle/0017_versions_never_repeat.sql).
   { signature: "clinic_version_clock()", clinicArgument: null },
   { signature: "clinic_appointment_json(uuid,uuid)", clinicArgument: "p_clinic_id" },
+  // Read from in queries of no distributed table (clinic_appointment_json, clinic_due_reminders).
+  { signature: "clinic_appointments_json(uuid,uuid[])", clinicArgument: null },
   // Patient data (§21): erasure and the scrubbing it and retention share (docs/patient-data.md).
   { signature: "clinic_scrub_json(jsonb,text[],text[],text,boolean)", clinicArgument: null },
   { signature: "clinic_scrub_text(text,text[],text)", clinicArgument: null },
@@ -148,6 +150,7 @@ export const distributedFunctions: readonly { signature: string; clinicArgument:
   // Reminders derived from the appointments: one page of a clinic's sweep (docs/events.md#reminders).
   { signature: "clinic_due_reminders(uuid,jsonb)", clinicArgument: "p_clinic_id" },
   { signature: "clinic_record_event(uuid,text,jsonb)", clinicArgument: "p_clinic_id" },
+  { signature: "clinic_record_events(uuid,text,jsonb[])", clinicArgument: "p_clinic_id" },
   // A webhook's reading of its clinic's event feed (drizzle/functions/clinic_webhook_feed.sql).
   { signature: "clinic_webhook_feed(uuid,uuid,uuid,jsonb,integer,integer)", clinicArgument: "p_clinic_id" },
   // Write-back into providers' own calendars (drizzle/functions/clinic_plan_write_back.sql).
