@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { and, eq, sql } from "drizzle-orm";
 import { type DbHandle, appointments, closures, hasCitus, openDatabase, rowsOf } from "@clinic/db";
+import { TEST_CONNECT_TIMEOUT_S } from "@clinic/db/testing";
 import { invalidateAvailability } from "../src/modules/availability/index.ts";
 import { addService, bookableClinic, callerFor, codeOf, pinnedNow } from "../testing/index.ts";
 
@@ -14,8 +15,8 @@ describe.skipIf(!databaseUrl)("a booking racing a schedule change (PostgreSQL)",
   let writer: DbHandle;
   let booker: DbHandle;
   beforeAll(async () => {
-    writer = await openDatabase({ url: databaseUrl, poolMax: 2 });
-    booker = await openDatabase({ url: databaseUrl, poolMax: 2 });
+    writer = await openDatabase({ url: databaseUrl, poolMax: 2, connectTimeoutS: TEST_CONNECT_TIMEOUT_S });
+    booker = await openDatabase({ url: databaseUrl, poolMax: 2, connectTimeoutS: TEST_CONNECT_TIMEOUT_S });
   });
   afterAll(async () => {
     await writer.close();

@@ -5,6 +5,7 @@
 import { and, eq, inArray } from "drizzle-orm";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { type Db, type DbHandle, appointments, openDatabase, waitlistEntries } from "@clinic/db";
+import { TEST_CONNECT_TIMEOUT_S } from "@clinic/db/testing";
 import { AvailabilityCache } from "../src/modules/availability/index.ts";
 import { bookAppointment } from "../src/modules/booking/index.ts";
 import { matchWaitlist } from "../src/modules/waitlist/index.ts";
@@ -26,7 +27,7 @@ describe.skipIf(!url)("the waitlist matcher in two processes (PostgreSQL)", () =
     "offers each freed slot to exactly one entry and no entry twice, round after round",
     { timeout: 60_000 },
     async () => {
-      second = await openDatabase({ url, poolMax: 10 });
+      second = await openDatabase({ url, poolMax: 10, connectTimeoutS: TEST_CONNECT_TIMEOUT_S });
       const processes: { db: Db; cache: AvailabilityCache }[] = [
         { db: t.db, cache: new AvailabilityCache() },
         { db: second.db, cache: new AvailabilityCache() },
@@ -130,7 +131,7 @@ describe.skipIf(!url)("the waitlist matcher in two processes (PostgreSQL)", () =
   );
 
   it("an accept racing the matcher at the offer's end: the entry is booked exactly when its hold is", async () => {
-    second ??= await openDatabase({ url, poolMax: 10 });
+    second ??= await openDatabase({ url, poolMax: 10, connectTimeoutS: TEST_CONNECT_TIMEOUT_S });
     const other = second.db;
     const c = await bookableClinic(t.db);
     const service = await addService(t.db, c.clinicId, { providerId: c.provider.id, durationMin: 30 });

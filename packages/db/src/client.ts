@@ -38,6 +38,12 @@ export interface DbOptions {
   pgliteLoad?: Blob | undefined;
   /** postgres.js pool size. */
   poolMax?: number | undefined;
+  /**
+   * Seconds a new connection may take to be ready (default 1.5: requests fail fast while the
+   * database is away). Tests' own handles wait longer: on a loaded CI machine a Citus coordinator
+   * took over 1.5 s to start a backend (docs/testing.md#connect-timeouts).
+   */
+  connectTimeoutS?: number | undefined;
   /** Called with every statement run through Drizzle and its parameters (tests that inspect plans). */
   onQuery?: ((text: string, parameters: unknown[]) => void) | undefined;
   /**
@@ -61,7 +67,7 @@ export async function openDatabase(options: DbOptions): Promise<DbHandle> {
       // as soon as the database does (docs/operations.md#database-outage): a short connect
       // timeout, and reconnects after at most half a second instead of postgres.js's default
       // backoff, which grows to 20 s and holds every queued query that long.
-      connect_timeout: 1.5,
+      connect_timeout: options.connectTimeoutS ?? 1.5,
       backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 0.5),
       idle_timeout: 30,
       ...(options.onServerStatement

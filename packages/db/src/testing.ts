@@ -44,6 +44,13 @@ async function dumpPglite(handle: DbHandle): Promise<Blob> {
 }
 
 /**
+ * How long the tests' own connections may take to be ready: the product's 1.5 s (fail fast in an
+ * outage) is for the service; under CI's full load a Citus coordinator took longer than that to
+ * start a backend for a test's pool (docs/testing.md#connect-timeouts).
+ */
+export const TEST_CONNECT_TIMEOUT_S = 30;
+
+/**
  * The database a test file works on: the PostgreSQL server when `url` is given (migrated once
  * by the test run's global setup), otherwise an in-memory PGlite loaded from the template.
  *
@@ -57,7 +64,7 @@ export async function openTestDatabase(options: {
   templatePath?: string | undefined;
   own?: boolean | undefined;
 }): Promise<DbHandle> {
-  if (options.url) return openDatabase({ url: options.url, poolMax: 20 });
+  if (options.url) return openDatabase({ url: options.url, poolMax: 20, connectTimeoutS: TEST_CONNECT_TIMEOUT_S });
   const { templatePath } = options;
   if (templatePath) {
     if (options.own) return openDatabase({ pgliteLoad: new Blob([await readFile(templatePath)]) });
@@ -92,7 +99,7 @@ interface Cluster {
 }
 
 async function onNode<T>(url: string, work: (handle: DbHandle) => Promise<T>): Promise<T> {
-  const handle = await openDatabase({ url, poolMax: 1 });
+  const handle = await openDatabase({ url, poolMax: 1, connectTimeoutS: TEST_CONNECT_TIMEOUT_S });
   try {
     return await work(handle);
   } finally {
@@ -244,7 +251,12 @@ export async function createScratchDatabase(
   }
   return {
     url: cluster.urlOf(name),
-    open: (openOptions = {}) => openDatabase({ url: cluster.urlOf(name), poolMax: openOptions.poolMax ?? 4 }),
+    open: (openOptions = {}) =>
+      openDatabase({
+        url: cluster.urlOf(name),
+        poolMax: openOptions.poolMax ?? 4,
+        connectTimeoutS: TEST_CONNECT_TIMEOUT_S,
+      }),
     drop: () => onEveryNode(cluster, `drop database if exists ${name} with (force)`),
   };
 }
