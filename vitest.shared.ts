@@ -13,6 +13,9 @@ export const sharedTest = {
   isolate: false,
 } satisfies NonNullable<ViteUserConfig["test"]>;
 
+/** The global setups of a package whose tests make migrated scratch databases (the api, the server). */
+export const withScratchTemplate = [...sharedTest.globalSetup, "../../vitest.scratch-template.ts"];
+
 /**
  * What a package leaves out on the PostgreSQL and Citus targets (DATABASE_URL set, docs/testing.md#ci):
  * files that never open a database (the pure domain's), which ran on the embedded target of the

@@ -1,5 +1,5 @@
 import { defineConfig } from "vitest/config";
-import { sharedTest } from "../../vitest.shared.ts";
+import { sharedTest, withScratchTemplate } from "../../vitest.shared.ts";
 
 // The files that start and kill processes of their own (servers, a throwaway PostgreSQL, the demo
 // start) and assert how fast those recover: they run last, one at a time, so that the other files'
@@ -19,6 +19,7 @@ const { include, ...shared } = sharedTest;
 export default defineConfig({
   test: {
     ...shared,
+    globalSetup: withScratchTemplate,
     projects: [
       {
         extends: true,

@@ -6,7 +6,11 @@
 -- own calendars' busy time (§18), the service's questions (§19: a booking checks its answers) and the required
 -- resources (§14), each candidate's bookings that local date (day_load, §6's rank and §8's daily
 -- limit; a move's own appointment left out; its twin localDayLoad, dayLoad.test.ts) and the
--- schedule and cache versions. It first counts the caller's
+-- schedule and cache versions. A booking (B1) leaves its authorization to this read (p.access:
+-- docs/performance.md#authorized-by-the-read): the clinic, its zone and the caller's membership are
+-- read first, and a caller it refuses (no clinic; not a member with one of p.access.roles, all roles
+-- when null, unless p.access.admin) or a zone other than the one the request assumed ends the read
+-- with {refused, access} before anything is counted or read. It then counts the caller's
 -- booking write (p.rate: §9 BOOKING_RATE_LIMIT, §15 GUEST_RATE_LIMIT). It reads the versions first:
 -- each statement sees what committed when it starts, so what follows is as new or newer. The
 -- candidates and hours the caller holds at the same versions (p.known) are left out, and a check
@@ -38,7 +42,24 @@ DECLARE
   v_versions json;
   v_known boolean;
   v_all jsonb;
+  v_access jsonb;
 BEGIN
+  IF jsonb_typeof(p->'access') = 'object' THEN
+    SELECT jsonb_build_object('clinic', true, 'timezone', c.timezone, 'role', m.clinic_role, 'is_provider', m.is_provider,
+             'status', m.status)
+      INTO v_access
+    FROM clinics c
+    LEFT JOIN clinic_members m ON m.clinic_id = p_clinic_id AND m.user_id = (p->'access'->>'caller')::uuid
+    WHERE c.id = p_clinic_id;
+    v_access := coalesce(v_access, jsonb_build_object('clinic', false));
+    IF NOT (v_access->>'clinic')::boolean
+       OR (v_access->>'timezone') IS DISTINCT FROM (p->'access'->>'zone')
+       OR NOT (coalesce((p->'access'->>'admin')::boolean, false)
+               OR (v_access->>'role' IS NOT NULL
+                   AND (jsonb_typeof(p->'access'->'roles') IS DISTINCT FROM 'array' OR p->'access'->'roles' ? (v_access->>'role')))) THEN
+      RETURN json_build_object('refused', true, 'access', v_access);
+    END IF;
+  END IF;
   IF jsonb_typeof(p->'rate') = 'object' THEN
     -- The count is the only thing this statement writes, and a crash may lose the last few of it:
     -- its commit does not wait for the WAL to reach the disk (docs/performance.md#the-booking-path).

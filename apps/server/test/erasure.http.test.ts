@@ -18,7 +18,7 @@ import { problemOf, request } from "./helpers.ts";
 import { useDeliveringApp } from "./deliveringApp.ts";
 
 const now = new Date("2027-03-12T07:00:00.000Z");
-vi.setConfig({ testTimeout: 180_000 });
+vi.setConfig({ testTimeout: 300_000 });
 
 const { t, catcher, receiver } = await useDeliveringApp({ now, ownDatabase: "clinic_erasure" });
 
@@ -186,7 +186,9 @@ describe("erasure (§21 X2), proven by a search of the whole database", () => {
       );
       return (row?.n ?? 0) + (hooks?.n ?? 0);
     };
-    for (let i = 0; i < 200 && (await pending()) > 0; i++) await new Promise((r) => setTimeout(r, 200));
+    // Up to 90 s: on a loaded CI host (Citus beside the other suites) one message or delivery was
+    // still pending after 40 s.
+    for (let i = 0; i < 450 && (await pending()) > 0; i++) await new Promise((r) => setTimeout(r, 200));
     expect(await pending()).toBe(0);
     expect(receiver.received.some((r) => r.body.includes(planted.answer))).toBe(true);
 

@@ -3,7 +3,7 @@ import superjson from "superjson";
 import { z } from "zod";
 import type { Context } from "./context.ts";
 import { type DomainCode, DomainError, toDomainError, validationFailed } from "./errors.ts";
-import { type MinRole, authorizeClinic, authorizeOnlineBooking } from "./modules/access/index.ts";
+import { ClinicGate, type MinRole, authorizeClinic, authorizeOnlineBooking } from "./modules/access/index.ts";
 import type { RateLimit } from "./modules/ratelimit/index.ts";
 
 /** How a procedure is exposed under /v1 (read by the REST adapter and the OpenAPI generator). */
@@ -138,6 +138,22 @@ export function clinicProcedure(minRole: MinRole, base: typeof protectedProcedur
   return base.use(async ({ ctx, next, getRawInput }) => {
     const { clinic, membership } = await authorizeClinic(ctx.db, ctx.user, await clinicIdOf(getRawInput), minRole);
     return next({ ctx: { ...ctx, clinic, membership } });
+  });
+}
+
+/**
+ * A clinic procedure whose first read decides its authorization (a booking, B1; docs/performance.md#authorized-by-the-read):
+ * adds `ctx.gate` (ClinicGate) instead of `ctx.clinic`, and no statement runs before the handler's
+ * read. The same rule and answers as `clinicProcedure`: a request that fails before its read decided
+ * (its input refused, a check before the read) is decided by authorizeClinic then, and its 403 or
+ * 404 is the answer rather than the failure, as when the middleware decided first.
+ */
+export function clinicProcedureInRead(minRole: MinRole, base: typeof protectedProcedure = protectedProcedure) {
+  return base.use(async ({ ctx, next, getRawInput }) => {
+    const gate = new ClinicGate(ctx.db, ctx.user, await clinicIdOf(getRawInput), minRole);
+    const result = await next({ ctx: { ...ctx, gate } });
+    if (!result.ok && !gate.decided) await gate.decide();
+    return result;
   });
 }
 

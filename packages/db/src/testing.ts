@@ -201,6 +201,15 @@ async function migratedTemplate(cluster: Cluster, serverUrl: string): Promise<st
   });
 }
 
+/**
+ * Builds the run's migrated template for this package now (a global setup's, before any file runs):
+ * built lazily, the first file's hook built it while every other file's hook that wanted a scratch
+ * database waited for its lock, and on a loaded Citus some waited past their 60 s.
+ */
+export async function buildScratchTemplate(serverUrl: string): Promise<string> {
+  return migratedTemplate(await clusterOf(serverUrl), serverUrl);
+}
+
 /** The name of the scratch template of the run on `serverUrl` for this package. */
 export function scratchTemplateName(serverUrl: string): string {
   const run = new URL(serverUrl).pathname.slice(1) || "postgres";

@@ -78,6 +78,33 @@ export async function authorizeClinic(
 ): Promise<{ clinic: ClinicScope; membership: Membership | null }> {
   const rows = await membershipQuery(db).execute({ clinicId, userId: caller.id });
   const row = rows[0];
+  const membership = decideClinicAccess(caller, row, minRole);
+  // (decideClinicAccess refused a missing clinic already; this tells the compiler.)
+  if (!row) throw notFound("clinic");
+  return {
+    clinic: { id: row.id, name: row.name, timezone: row.timezone, versions: parseVersions(row.versions) },
+    membership,
+  };
+}
+
+/** The caller's membership row as the access rules read it: nulls when the caller is no member. */
+export interface MembershipRow {
+  role: string | null;
+  isProvider: boolean | null;
+  status: "approved" | "pending" | "suspended" | null;
+}
+
+/**
+ * The one rule of clinic access (authorizeClinic, and a booking's read that authorizes it,
+ * ClinicGate): refuses with 403 when the caller is not a member (for any clinic id, existing or
+ * not) or ranks below `minRole`; a global ADMIN passes, and gets 404 for a clinic that does not
+ * exist (`row` undefined). Answers the membership (null for an ADMIN who is not a member).
+ */
+export function decideClinicAccess(
+  caller: Caller,
+  row: MembershipRow | undefined,
+  minRole: MinRole,
+): Membership | null {
   const membership: Membership | null =
     row?.role != null && row.isProvider != null && row.status != null
       ? { role: row.role, isProvider: row.isProvider, status: row.status }
@@ -90,10 +117,7 @@ export async function authorizeClinic(
       throw forbidden(`this action needs the ${minRole} role in the clinic`);
     }
   }
-  return {
-    clinic: { id: row.id, name: row.name, timezone: row.timezone, versions: parseVersions(row.versions) },
-    membership,
-  };
+  return membership;
 }
 
 /** A clinic that takes online bookings, as its patient routes see it. */

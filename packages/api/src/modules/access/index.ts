@@ -3,3 +3,4 @@ export * from "./clinicAccess.ts";
 export * from "./providerAccess.ts";
 export * from "./roles.ts";
 export * from "./providerHourAccess.ts";
+export * from "./clinicGate.ts";

@@ -12,3 +12,9 @@ export function roleRank(role: string): number {
 export function hasRole(role: string, minRole: MinRole): boolean {
   return roleRank(role) >= rank[minRole];
 }
+
+/** The roles that are at least `minRole`, for a check in SQL; null when any role is (MEMBER). */
+export function rolesAtLeast(minRole: MinRole): string[] | null {
+  if (minRole === "MEMBER") return null;
+  return ["STAFF", "CLINIC_ADMIN"].filter((role) => hasRole(role, minRole));
+}

@@ -283,7 +283,22 @@ export interface ScheduleContextRequest {
   slotStart?: Date | undefined;
   /** A rate-limit window to count first (its JSON as the database takes it); past it the read answers `"rate limited"`. */
   rate?: Record<string, unknown> | null | undefined;
+  /**
+   * The caller's authorization, left to this read (a booking's: the access module's ClinicGate,
+   * docs/performance.md#authorized-by-the-read): `check` is what the read checks before anything
+   * else; `settle` throws what a read that stopped at the door means, `passed` hears it went on.
+   */
+  access?: ReadAccess | undefined;
 }
+
+/** A caller's authorization checked by the read (ClinicGate's shape, without this module depending on it). */
+export interface ReadAccess {
+  check: Record<string, unknown>;
+  settle(found: unknown): never;
+  passed(): void;
+}
+
+const refusedSchema = z.object({ refused: z.literal(true), access: z.unknown() });
 
 /**
  * The read. 404 for a missing appointment or service; `"rate limited"` when the counted window
@@ -313,9 +328,16 @@ export async function readScheduleContext(
     day_end: request.day?.end.toISOString() ?? null,
     now: request.now?.toISOString() ?? null,
     slot_start: request.slotStart?.toISOString() ?? null,
+    access: request.access?.check ?? null,
   };
   // Prepared: one round trip a call (docs/performance.md#prepared-statements).
-  const answer = answerSchema.parse(await callClinicJsonFunction(db, "clinic_schedule_context", request.clinicId, p));
+  const raw = await callClinicJsonFunction(db, "clinic_schedule_context", request.clinicId, p);
+  if (request.access) {
+    const refused = refusedSchema.safeParse(raw);
+    if (refused.success) request.access.settle(refused.data.access);
+    request.access.passed();
+  }
+  const answer = answerSchema.parse(raw);
   if ("rate_limited" in answer) return "rate limited";
   if (!("service" in answer)) throw notFound(request.appointmentNoun ?? "appointment");
   if (answer.service === null) throw notFound("service");

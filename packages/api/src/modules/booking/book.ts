@@ -1,6 +1,7 @@
 import type { BookingAnswer, Db } from "@clinic/db";
 import { localDateOf } from "../../domain/timezone.ts";
 import { DomainError, notFound, validationFailed } from "../../errors.ts";
+import { type ClinicGate, ClinicZoneChanged } from "../access/index.ts";
 import { type Candidate, type ScheduleContext, type ServiceInfo, assertCandidate } from "../availability/index.ts";
 import type { RateLimit } from "../ratelimit/index.ts";
 import { checkAnswers } from "../../schemas/questions.ts";
@@ -16,7 +17,13 @@ export interface PatientInput {
 
 export interface BookingRequest {
   clinicId: string;
+  /** The clinic's zone (with a gate: the zone it gave, which the read confirms). */
   timeZone: string;
+  /**
+   * The caller's authorization when the booking's read decides it (B1, ClinicGate;
+   * docs/performance.md#authorized-by-the-read); absent when it was decided before.
+   */
+  gate?: ClinicGate | undefined;
   /** Who books; null for a guest's hold (§15 O4 without a token) and for the waitlist's offers. */
   userId: string | null;
   serviceId: string;
@@ -125,6 +132,27 @@ export async function bookAppointment(
   request: BookingRequest,
   now: Date,
 ): Promise<{ appointment: AppointmentView; replayed: boolean }> {
+  for (let zoneReads = 0; ; zoneReads++) {
+    try {
+      return await bookInZone(db, request, now);
+    } catch (error) {
+      // The clinic's zone changed since this process last read it (C4 in another process): the read
+      // stopped before it counted or read anything; again in the new zone.
+      if (!(error instanceof ClinicZoneChanged) || zoneReads >= 2) throw error;
+      request = { ...request, timeZone: error.zone };
+    }
+  }
+}
+
+/** Whether a read's refusal may be answered by an idempotency key's earlier booking: not a refused caller's. */
+const mayReplay = (error: unknown, request: BookingRequest) =>
+  error instanceof DomainError && error.domainCode !== "RATE_LIMITED" && request.gate?.refused !== true;
+
+async function bookInZone(
+  db: Db,
+  request: BookingRequest,
+  now: Date,
+): Promise<{ appointment: AppointmentView; replayed: boolean }> {
   const fn = "clinic_book_appointment";
   const date = localDateOf(request.start.getTime(), request.timeZone);
   const idem =
@@ -174,13 +202,18 @@ export async function bookAppointment(
       // A read again after a schedule change is the same request: it is counted once.
       context = await readStartContext(
         db,
-        { ...request, date, rateLimit: attempt === 0 ? request.rateLimit : undefined },
+        {
+          ...request,
+          date,
+          rateLimit: attempt === 0 ? request.rateLimit : undefined,
+          access: request.gate?.forRead(request.timeZone),
+        },
         now,
       );
       order = freeInRankOrder(context, request, now);
       answers = answersOfBooking(context, request);
     } catch (error) {
-      if (error instanceof DomainError && idem !== null && error.domainCode !== "RATE_LIMITED")
+      if (idem !== null && mayReplay(error, request) && error instanceof DomainError)
         return replayOrRefuse(db, fn, request.clinicId, request.userId, idem, error);
       throw error;
     }
@@ -222,7 +255,14 @@ async function bookHold(
       db,
       // A hold gone before the read (released, or removed when its time was booked after it
       // expired) is the same 404 as one the write finds gone: "hold not found".
-      { ...request, serviceId: undefined, appointmentId: holdId, appointmentNoun: "hold", date },
+      {
+        ...request,
+        serviceId: undefined,
+        appointmentId: holdId,
+        appointmentNoun: "hold",
+        date,
+        access: request.gate?.forRead(request.timeZone),
+      },
       now,
     ));
     if (hold?.status !== "held" || hold.bookedByUserId !== request.userId) throw notFound("hold");
@@ -230,7 +270,7 @@ async function bookHold(
       throw validationFailed("provider_id", "must be the hold's provider");
     answers = answersOfBooking({ service }, request);
   } catch (error) {
-    if (error instanceof DomainError && idem !== null && error.domainCode !== "RATE_LIMITED")
+    if (idem !== null && mayReplay(error, request) && error instanceof DomainError)
       return replayOrRefuse(db, fn, request.clinicId, request.userId, idem, error);
     throw error;
   }

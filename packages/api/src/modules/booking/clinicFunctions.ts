@@ -7,7 +7,7 @@ import { explainStart, freeResourcesAt } from "../../domain/slots.ts";
 import { addDays, wallClockToInstant } from "../../domain/timezone.ts";
 import { domainCodes } from "../../errorCodes.ts";
 import { DomainError } from "../../errors.ts";
-import { type ScheduleContext, readScheduleContext } from "../availability/index.ts";
+import { type ReadAccess, type ScheduleContext, readScheduleContext } from "../availability/index.ts";
 import { type RateLimit, rateLimited, rateWindow } from "../ratelimit/index.ts";
 import { type AppointmentView, appointmentOutput } from "./appointments.ts";
 
@@ -75,6 +75,8 @@ export interface ReadRequest {
   appointmentNoun?: string | undefined;
   /** Counted by the read (absent: not counted). */
   rateLimit?: RateLimit | undefined;
+  /** The caller's authorization, when the read decides it (a booking's ClinicGate). */
+  access?: ReadAccess | undefined;
 }
 
 /**
@@ -106,6 +108,7 @@ export async function readStartContext(db: Db, request: ReadRequest, now: Date):
       end: new Date(wallClockToInstant(addDays(request.date, 1), 0, request.timeZone)),
     },
     rate: request.rateLimit ? rateWindow(request.rateLimit, now) : null,
+    access: request.access,
     now,
   });
   if (context === "rate limited") throw rateLimited(request.rateLimit ?? { key: "", max: 0, windowMs: 60_000 }, now);

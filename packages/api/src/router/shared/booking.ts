@@ -1,6 +1,7 @@
 // Router-local: a booking by staff (B1) or by a patient on the booking page (O4), which differ only
 // in whose patient details they carry.
 import type { Context } from "../../context.ts";
+import type { ClinicGate } from "../../modules/access/index.ts";
 import type { AuthUser } from "../../modules/identity/index.ts";
 import { type AppointmentView, type BookingRequest, bookAppointment } from "../../modules/booking/index.ts";
 import { validationFailed } from "../../errors.ts";
@@ -17,17 +18,25 @@ export interface BookingTargetInput {
   answers?: Record<string, unknown> | undefined;
 }
 
-/** Books `input` in the authorised clinic for the patient `who` names; answers the appointment (a replay answers the same one). */
+/**
+ * Books `input` in the clinic for the patient `who` names; answers the appointment (a replay
+ * answers the same one). The clinic is authorised already (`clinic`) or by the booking's read (`gate`, B1).
+ */
 export async function bookFor(
-  ctx: Pick<Context, "db" | "now" | "limits"> & { clinic: { id: string; timezone: string }; user: AuthUser },
+  ctx: Pick<Context, "db" | "now" | "limits"> & { user: AuthUser } & (
+      { clinic: { id: string; timezone: string } } | { gate: ClinicGate }
+    ),
   input: BookingTargetInput,
   who: Pick<BookingRequest, "patient" | "patientUserId" | "openBookingLimit" | "kind" | "patientBooking">,
 ): Promise<AppointmentView> {
+  const where =
+    "gate" in ctx
+      ? { clinicId: ctx.gate.clinicId, timeZone: await ctx.gate.zone(), gate: ctx.gate }
+      : { clinicId: ctx.clinic.id, timeZone: ctx.clinic.timezone };
   const { appointment } = await bookAppointment(
     ctx.db,
     {
-      clinicId: ctx.clinic.id,
-      timeZone: ctx.clinic.timezone,
+      ...where,
       userId: ctx.user.id,
       serviceId: input.service_id,
       start: input.start,
