@@ -1,8 +1,12 @@
 // The load generator of `npm run bench` and `npm run bench:soak`, in a process of its own (so that
 // it does not share the server's event loop): runs one row with autocannon — a warm-up first, then
-// the measured run — and prints its figures as JSON on stdout.
+// the measured run — and prints its figures as JSON on stdout. The bookings rows run wrk instead
+// when the spec says so (`generator: "wrk"`, bookings.lua): a generator in C, as the floor's pgbench.
 //   node --import tsx apps/server/bench/load.ts <file holding the LoadSpec as JSON>
-import { readFileSync, readdirSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import autocannon from "autocannon";
 import { addDays, day, zonedInstant } from "./dates.ts";
 
@@ -50,7 +54,15 @@ export type LoadSpec = Common &
      * of that clinic; `idempotentShare` of them with an Idempotency-Key, and `retryShare` more requests
      * exact retries of an earlier keyed booking (which must answer the same appointment).
      */
-    | { kind: "bookings"; clinics: LoadClinic[]; firstMonday: string; idempotentShare: number; retryShare: number }
+    | {
+        kind: "bookings";
+        clinics: LoadClinic[];
+        firstMonday: string;
+        idempotentShare: number;
+        retryShare: number;
+        /** The load generator: autocannon (default) or wrk (C; bookings.lua), as run.ts finds it installed. */
+        generator?: "autocannon" | "wrk" | undefined;
+      }
   );
 
 export interface LoadResult {
@@ -77,8 +89,10 @@ export interface LoadResult {
   serverCpuMsPerRequest?: number;
   /** The same for the local PostgreSQL: the postmaster and every process it started (backends included). */
   databaseCpuMsPerRequest?: number;
-  /** The same for this load generator's own process (autocannon shares the cores with the server). */
+  /** The same for this load generator's own process (autocannon or wrk shares the cores with the server). */
   loadCpuMsPerRequest?: number;
+  /** Which load generator ran the row. */
+  generator?: "autocannon" | "wrk";
 }
 
 /** CPU ms (user + system) so far of every process that `matches` (its pid, parent and process group), from /proc; undefined without /proc. */
@@ -155,6 +169,143 @@ interface Sent {
   path: string;
   headers: Record<string, string>;
   body: string;
+}
+
+type BookingsSpec = Extract<LoadSpec, { kind: "bookings" }>;
+
+/**
+ * The clinic's n-th booking of this row: week n / (80 × providers), then start n mod 80 of the
+ * week (Mon–Fri, 09:00–16:30 clinic time), layer (n / 80) mod providers. Even starts are booked
+ * with the layer's provider's own service, odd starts with an any-provider service: a start holds
+ * at most one booking per provider, so every request is a free slot, and the 20 requests in
+ * flight at once are 20 different starts of a clinic.
+ */
+function slotDrawer(spec: Pick<BookingsSpec, "firstMonday">) {
+  const turns = new Map<string, number>();
+  let weeksUsed = 0;
+  return {
+    next: (clinic: LoadClinic) => {
+      const n = turns.get(clinic.id) ?? 0;
+      turns.set(clinic.id, n + 1);
+      const providers = clinic.assignedServiceIds.length;
+      const week = Math.floor(n / (startsPerWeek * providers));
+      weeksUsed = Math.max(weeksUsed, week + 1);
+      const start = n % startsPerWeek;
+      const layer = Math.floor(n / startsPerWeek) % providers;
+      const date = addDays(spec.firstMonday, week * 7 + Math.floor(start / 16));
+      const serviceId =
+        start % 2 === 0
+          ? at(clinic.assignedServiceIds, layer)
+          : at(clinic.anyServiceIds, layer % clinic.anyServiceIds.length);
+      return { serviceId, start: zonedInstant(date, 540 + (start % 16) * 30, clinic.timezone) };
+    },
+    /** Weeks of dates used from `firstMonday` on (the next row starts after them). */
+    weeksUsed: () => weeksUsed,
+  };
+}
+
+/** CPU ms (user + system) of this process's children that have ended and been waited for (/proc/self/stat's cutime and cstime). */
+function childrenCpuMs(): number | undefined {
+  try {
+    const stat = readFileSync("/proc/self/stat", "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[13]) + Number(fields[14])) * 10;
+  } catch {
+    return undefined;
+  }
+}
+
+/** What bookings.lua's done() prints. */
+interface WrkResult {
+  requests: number;
+  duration_us: number;
+  p50_us: number;
+  p99_us: number;
+  connect: number;
+  read: number;
+  write: number;
+  status: number;
+  timeout: number;
+  statuses: Record<string, number>;
+  retries_sent: number;
+  retries_same: number;
+  retries_other: number;
+  ran_out: number;
+}
+
+/** Runs wrk over lines [first, last] of the drawn requests for `seconds`; its result line. */
+async function wrk(spec: BookingsSpec, file: string, seconds: number, first: number, last: number): Promise<WrkResult> {
+  const script = new URL("./bookings.lua", import.meta.url).pathname;
+  const args = ["-t1", `-c${String(spec.connections)}`, `-d${String(seconds)}s`, "--timeout", "30s", "-s", script];
+  const child = spawn("wrk", [...args, spec.base, "--", file, String(spec.retryShare), String(first), String(last)], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  let out = "";
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (out += chunk));
+  const code = await new Promise<number | null>((resolve, reject) => {
+    child.on("error", reject).on("close", resolve);
+  });
+  const line = out.split("\n").find((l) => l.startsWith("WRK_RESULT "));
+  if (code !== 0 || !line) throw new Error(`wrk ended with ${String(code)}:\n${out}`);
+  return JSON.parse(line.slice("WRK_RESULT ".length)) as WrkResult;
+}
+
+/**
+ * The bookings row with wrk: every request drawn in advance (a free slot each, as the autocannon
+ * row draws them one at a time), written to a file that bookings.lua reads, more than the row can
+ * send at 3,000 a second; the warm-up takes the first lines, the measured run the rest. The load
+ * generator's CPU is wrk's own (this process's waited-for children), not this process's.
+ */
+async function bookingsWithWrk(spec: BookingsSpec): Promise<LoadResult> {
+  const slots = slotDrawer(spec);
+  const warmLines = Math.max(2_000, spec.warmupSeconds * 3_000);
+  const lines = warmLines + Math.max(5_000, spec.seconds * 3_000);
+  const text: string[] = [];
+  for (let k = 1; k <= lines; k++) {
+    const clinic = random(spec.clinics);
+    const { serviceId, start } = slots.next(clinic);
+    const key = Math.random() < spec.idempotentShare ? `bench-${String(process.pid)}-${String(k)}` : "";
+    const body = JSON.stringify({ service_id: serviceId, start, patient: { name: `Patient ${String(k)}` } });
+    text.push(`/v1/appointments?clinic_id=${clinic.id}\t${random(clinic.tokens)}\t${key}\t${body}`);
+  }
+  const file = join(tmpdir(), `bench-bookings-${String(process.pid)}.tsv`);
+  writeFileSync(file, `${text.join("\n")}\n`);
+  try {
+    if (spec.warmupSeconds > 0) await wrk(spec, file, spec.warmupSeconds, 1, warmLines);
+    const cpuBefore = cpuNow(spec);
+    const ownBefore = childrenCpuMs();
+    const r = await wrk(spec, file, spec.seconds, warmLines + 1, lines);
+    const own = childrenCpuMs();
+    const cpuAfter = cpuNow(spec);
+    if (r.ran_out > 0) throw new Error(`wrk sent ${String(r.ran_out)} requests past the ${String(lines)} drawn`);
+    const failed = Object.entries(r.statuses).reduce(
+      (sum, [code, count]) => (Number(code) >= 200 && Number(code) < 300 ? sum : sum + count),
+      0,
+    );
+    const errors = r.connect + r.read + r.write;
+    const serverCpu = perRequest(cpuBefore.server, cpuAfter.server, r.requests);
+    const databaseCpu = perRequest(cpuBefore.database, cpuAfter.database, r.requests);
+    const loadCpu = perRequest(ownBefore, own, r.requests);
+    return {
+      reqPerSec: Math.round(r.requests / (r.duration_us / 1e6)),
+      p50ms: Number((r.p50_us / 1000).toFixed(1)),
+      p99ms: Number((r.p99_us / 1000).toFixed(1)),
+      total: r.requests,
+      non2xx: failed + errors + r.timeout,
+      statuses: r.statuses,
+      errors,
+      timeouts: r.timeout,
+      // An exact retry whose answer was an error names no patient: it is in non-2xx, not here.
+      retries: { answered: r.retries_same + r.retries_other, same: r.retries_same },
+      weeksUsed: slots.weeksUsed(),
+      generator: "wrk",
+      ...(serverCpu === undefined ? {} : { serverCpuMsPerRequest: serverCpu }),
+      ...(databaseCpu === undefined ? {} : { databaseCpuMsPerRequest: databaseCpu }),
+      ...(loadCpu === undefined ? {} : { loadCpuMsPerRequest: loadCpu }),
+    };
+  } finally {
+    rmSync(file, { force: true });
+  }
 }
 
 async function main(): Promise<void> {
@@ -254,34 +405,16 @@ async function main(): Promise<void> {
       break;
     }
     case "bookings": {
-      const { clinics, firstMonday, idempotentShare, retryShare } = spec;
-      const turns = new Map<string, number>();
-      let weeksUsed = 0;
+      if (spec.generator === "wrk") {
+        process.stdout.write(`${JSON.stringify(await bookingsWithWrk(spec))}\n`);
+        return;
+      }
+      const { clinics, idempotentShare, retryShare } = spec;
+      const slots = slotDrawer(spec);
+      const nextSlot = slots.next;
       // Keyed bookings that answered 201, for exact retries (the latest 1,000).
       const answered: (Sent & { id: string })[] = [];
       const retries = { answered: 0, same: 0 };
-      /**
-       * The clinic's n-th booking of this row: week n / (80 × providers), then start n mod 80 of the
-       * week (Mon–Fri, 09:00–16:30 clinic time), layer (n / 80) mod providers. Even starts are booked
-       * with the layer's provider's own service, odd starts with an any-provider service: a start
-       * holds at most one booking per provider, so every request is a free slot, and the 20
-       * requests in flight at once are 20 different starts of a clinic.
-       */
-      const nextSlot = (clinic: LoadClinic) => {
-        const n = turns.get(clinic.id) ?? 0;
-        turns.set(clinic.id, n + 1);
-        const providers = clinic.assignedServiceIds.length;
-        const week = Math.floor(n / (startsPerWeek * providers));
-        weeksUsed = Math.max(weeksUsed, week + 1);
-        const start = n % startsPerWeek;
-        const layer = Math.floor(n / startsPerWeek) % providers;
-        const date = addDays(firstMonday, week * 7 + Math.floor(start / 16));
-        const serviceId =
-          start % 2 === 0
-            ? at(clinic.assignedServiceIds, layer)
-            : at(clinic.anyServiceIds, layer % clinic.anyServiceIds.length);
-        return { serviceId, start: zonedInstant(date, 540 + (start % 16) * 30, clinic.timezone) };
-      };
       let booked = 0;
       requests = () => [
         {
@@ -323,7 +456,7 @@ async function main(): Promise<void> {
           },
         },
       ];
-      report = () => ({ retries, weeksUsed });
+      report = () => ({ retries, weeksUsed: slots.weeksUsed() });
       break;
     }
   }
@@ -356,6 +489,7 @@ async function main(): Promise<void> {
     ...report(),
     ...(serverCpu === undefined ? {} : { serverCpuMsPerRequest: serverCpu }),
     ...(databaseCpu === undefined ? {} : { databaseCpuMsPerRequest: databaseCpu }),
+    generator: "autocannon",
     ...(result.requests.total > 0
       ? { loadCpuMsPerRequest: Number(((own.user + own.system) / 1000 / result.requests.total).toFixed(3)) }
       : {}),

@@ -15,6 +15,9 @@
 //   --rows a,b,...   only these rows (readyz, hit, revalidate, miss, bookings, shared, hot, hotslot),
 //                    e.g. to profile one of them with BENCH_CPU_PROF_DIR; default all but shared. A
 //                    ratio whose calibration row was left out is n/a.
+//   --generator G    the bookings rows' load generator: wrk (C, bench/bookings.lua; the default when
+//                    `wrk` is installed: apt-get install wrk) or autocannon (JavaScript, 0.4-0.6 ms of
+//                    the shared cores a booking). The other rows always run autocannon.
 //   --calendars      providers' own calendars (docs/calendars.md): every provider of the cache and
 //                    large clinics gets a calendar with busy time on every weekday (12:00–13:00 and
 //                    15:30–16:00) from the cache rows' first date to a year after the misses' first,
@@ -102,6 +105,8 @@ interface Options {
   rows: ReadonlySet<string>;
   /** Providers' own calendars' busy time in the cache and large clinics (--calendars). */
   calendars: boolean;
+  /** The bookings rows' load generator (--generator). */
+  generator: "wrk" | "autocannon";
   /** The folder of the safe-booking floor (minbook.sql, minbook-schema.sql); default shared/bench. */
   floorDir: string | undefined;
 }
@@ -135,7 +140,21 @@ function parseOptions(argv: string[]): Options {
     rows: new Set(rowsOption(values("rows").at(-1), argv.includes("--shared"))),
     floorDir: values("floor").at(-1),
     calendars: argv.includes("--calendars"),
+    generator: generatorOption(values("generator").at(-1)),
   };
+}
+
+/** The bookings rows' load generator: as asked, else wrk when it is installed, else autocannon. */
+function generatorOption(text: string | undefined): "wrk" | "autocannon" {
+  if (text === "wrk" || text === "autocannon") return text;
+  if (text !== undefined) throw new Error(`--generator: wrk or autocannon, not ${text}`);
+  try {
+    execFileSync("wrk", ["--version"], { stdio: "ignore" });
+  } catch (error) {
+    // wrk --version exits 1 after printing its version; only a missing program is "not installed".
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return "autocannon";
+  }
+  return "wrk";
 }
 
 /** The rows of a run without --rows; `shared` (a world of its own) only with --shared or --rows. */
@@ -468,7 +487,7 @@ async function httpBench(databaseUrl: string, sink: Sink): Promise<DatabaseResul
 
       for (const workers of options.workerCounts) {
         console.log(
-          `\n  WORKERS=${String(workers)}: the compiled server, autocannon in its own process, ${String(connections)} connections, ${String(seconds)} s a row`,
+          `\n  WORKERS=${String(workers)}: the compiled server, autocannon in its own process (the bookings rows: ${options.generator}), ${String(connections)} connections, ${String(seconds)} s a row`,
         );
         const server = await startServer(databaseUrl, workers, options.poolMax);
         const received = sink.received();
@@ -532,7 +551,7 @@ async function httpBench(databaseUrl: string, sink: Sink): Promise<DatabaseResul
                 days: missDays,
               }),
             );
-          const bookingMix = { idempotentShare: 0.3, retryShare: 0.05 };
+          const bookingMix = { idempotentShare: 0.3, retryShare: 0.05, generator: options.generator };
           if (wanted("bookings")) {
             const spread = await runRow(database, "bookings", workers, {
               ...common,
