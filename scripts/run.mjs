@@ -68,7 +68,8 @@ if (task === "start") {
     "test",
     // Three tasks at a time on two cores: the suites wait much of their time (browsers, servers, jobs), and
     // with two the pages' browser suite started last and ran alone for three minutes (docs/testing.md#ci).
-    "--concurrency=3",
+    // A --concurrency of the caller's wins (.ci/run's Citus target runs its suites one at a time).
+    ...(rest.some((arg) => arg.startsWith("--concurrency")) ? [] : ["--concurrency=3"]),
     ...rest,
   ]);
 } else if (task === "pnpm") {
