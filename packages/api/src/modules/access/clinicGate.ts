@@ -3,24 +3,17 @@
 // statement of their own before it, one statement and round trip less a booking. The rule is the
 // same one (decideClinicAccess); what the read needs before it runs is the clinic's zone (the
 // booking's local date), which this process remembers and the read confirms.
+import { LRUCache } from "lru-cache";
 import { z } from "zod";
-import type { Db } from "@clinic/db";
+import { type Db, memberStatuses } from "@clinic/db";
 import { type Caller, authorizeClinic, decideClinicAccess } from "./clinicAccess.ts";
 import { type MinRole, rolesAtLeast } from "./roles.ts";
 
-/** Each clinic's IANA zone as this process last read it; a read that finds another corrects it. */
-const zones = new Map<string, string>();
-/** Enough for every clinic of a large deployment; past it the oldest is forgotten (and read again). */
-const MAX_ZONES = 100_000;
-
-function rememberZone(clinicId: string, zone: string): void {
-  zones.delete(clinicId);
-  zones.set(clinicId, zone);
-  if (zones.size > MAX_ZONES) {
-    const oldest = zones.keys().next().value;
-    if (oldest !== undefined) zones.delete(oldest);
-  }
-}
+/**
+ * Each clinic's IANA zone as this process last read it; a read that finds another corrects it.
+ * Enough for every clinic of a large deployment; past it the least recently used is read again.
+ */
+const zones = new LRUCache<string, string>({ max: 100_000 });
 
 /** What the read found when it refused to go on (clinic_schedule_context's `access`). */
 const foundSchema = z.object({
@@ -28,7 +21,7 @@ const foundSchema = z.object({
   timezone: z.string().optional(),
   role: z.string().nullable().optional(),
   is_provider: z.boolean().nullable().optional(),
-  status: z.enum(["approved", "pending", "suspended"]).nullable().optional(),
+  status: z.enum(memberStatuses).nullable().optional(),
 });
 
 /** The read's answer when the clinic's zone was not the one assumed: read again with the new one. */
@@ -72,7 +65,7 @@ export class ClinicGate {
     if (known !== undefined) return known;
     const { clinic } = await authorizeClinic(this.db, this.caller, this.clinicId, this.minRole);
     this.#decided = true;
-    rememberZone(this.clinicId, clinic.timezone);
+    zones.set(this.clinicId, clinic.timezone);
     return clinic.timezone;
   }
 
@@ -115,7 +108,7 @@ export class ClinicGate {
     }
     if (f.timezone === undefined || f.timezone === assumedZone)
       throw new Error("the read refused a caller whom the access rule lets in, in the zone it assumed");
-    rememberZone(this.clinicId, f.timezone);
+    zones.set(this.clinicId, f.timezone);
     throw new ClinicZoneChanged(f.timezone);
   }
 

@@ -145,7 +145,7 @@ export async function bookAppointment(
 }
 
 /** Whether a read's refusal may be answered by an idempotency key's earlier booking: not a refused caller's. */
-const mayReplay = (error: unknown, request: BookingRequest) =>
+const mayReplay = (error: unknown, request: BookingRequest): error is DomainError =>
   error instanceof DomainError && error.domainCode !== "RATE_LIMITED" && request.gate?.refused !== true;
 
 async function bookInZone(
@@ -213,7 +213,7 @@ async function bookInZone(
       order = freeInRankOrder(context, request, now);
       answers = answersOfBooking(context, request);
     } catch (error) {
-      if (idem !== null && mayReplay(error, request) && error instanceof DomainError)
+      if (idem !== null && mayReplay(error, request))
         return replayOrRefuse(db, fn, request.clinicId, request.userId, idem, error);
       throw error;
     }
@@ -270,7 +270,7 @@ async function bookHold(
       throw validationFailed("provider_id", "must be the hold's provider");
     answers = answersOfBooking({ service }, request);
   } catch (error) {
-    if (idem !== null && mayReplay(error, request) && error instanceof DomainError)
+    if (idem !== null && mayReplay(error, request))
       return replayOrRefuse(db, fn, request.clinicId, request.userId, idem, error);
     throw error;
   }
