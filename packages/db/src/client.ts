@@ -214,10 +214,49 @@ function postgresClientOf(db: Db): postgres.Sql | undefined {
 }
 
 /**
+ * Admission of cursors to one pool: a cursor holds its connection for as long as its reader reads (a
+ * report streamed to a slow client), so at most `slots` run at once and the others wait their turn,
+ * which leaves the rest of the pool to requests and the job workers
+ * (docs/operations.md#sizing-the-pool).
+ */
+class CursorGate {
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(private free: number) {}
+
+  async enter(): Promise<void> {
+    if (this.free > 0) {
+      this.free--;
+      return;
+    }
+    await new Promise<void>((resolve) => this.waiting.push(resolve));
+  }
+
+  leave(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.free++;
+  }
+}
+
+const cursorGates = new WeakMap<postgres.Sql, CursorGate>();
+
+/** A pool's cursor gate: all but two of its connections (at least one). */
+function cursorGateOf(client: postgres.Sql): CursorGate {
+  let gate = cursorGates.get(client);
+  if (!gate) {
+    gate = new CursorGate(Math.max(1, client.options.max - 2));
+    cursorGates.set(client, gate);
+  }
+  return gate;
+}
+
+/**
  * The rows of one statement, `size` at a time (docs/performance.md#reports). On PostgreSQL they are
  * read through a cursor (postgres.js's, one portal of one statement: one snapshot; at most two
  * batches in memory: the next is read while the consumer handles this one), on a connection of the pool
- * held until the last batch or until the consumer stops. The embedded database, in-process and for
+ * held until the last batch or until the consumer stops; at most all but two of the pool's connections
+ * hold cursors at once, the others wait (`CursorGate`). The embedded database, in-process and for
  * development, answers the statement whole, then sliced. `db` must be the database, not a
  * transaction.
  */
@@ -229,22 +268,28 @@ export async function* rowBatches<T>(db: Db, query: SQL, size: number): AsyncGen
     return;
   }
   const { sql: text, params } = dialect.sqlToQuery(query);
-  const batches = client.unsafe(text, params as postgres.ParameterOrJSON<never>[]).cursor(size);
-  const cursor = batches[Symbol.asyncIterator]();
-  // One batch ahead: the next is asked for before this one is handed on, so that PostgreSQL computes
-  // it while the consumer writes this one (two processes, two cores) — at most two batches in memory.
-  let next = cursor.next();
+  const gate = cursorGateOf(client);
+  await gate.enter();
   try {
-    for (;;) {
-      const batch = await next;
-      if (batch.done) return;
-      next = cursor.next();
-      yield batch.value as unknown as T[];
+    const batches = client.unsafe(text, params as postgres.ParameterOrJSON<never>[]).cursor(size);
+    const cursor = batches[Symbol.asyncIterator]();
+    // One batch ahead: the next is asked for before this one is handed on, so that PostgreSQL computes
+    // it while the consumer writes this one (two processes, two cores) — at most two batches in memory.
+    let next = cursor.next();
+    try {
+      for (;;) {
+        const batch = await next;
+        if (batch.done) return;
+        next = cursor.next();
+        yield batch.value as unknown as T[];
+      }
+    } finally {
+      // A consumer that stops early (a client gone): the cursor is closed and its connection freed.
+      await next.catch(() => undefined);
+      await cursor.return?.();
     }
   } finally {
-    // A consumer that stops early (a client gone): the cursor is closed and its connection freed.
-    await next.catch(() => undefined);
-    await cursor.return?.();
+    gate.leave();
   }
 }
 

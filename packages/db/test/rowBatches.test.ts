@@ -3,7 +3,7 @@
 // the cursor holds one of the pool's: with a pool of one, the next statement would wait forever).
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { sql } from "drizzle-orm";
-import { type DbHandle, openDatabase, rowBatches } from "../src/index.ts";
+import { type DbHandle, openDatabase, rowBatches, rowsOf } from "../src/index.ts";
 import { openTestDatabase } from "../src/testing.ts";
 
 let handle: DbHandle;
@@ -47,5 +47,38 @@ describe("rowBatches", () => {
     }
     const answer = await handle.db.execute(sql`select 1 as one`);
     expect(answer).toBeDefined();
+  });
+
+  it("lets at most all but two of a pool's connections hold cursors; the others wait, statements still run", async (context) => {
+    const url = inject("databaseUrl");
+    if (!url) return context.skip();
+    const four = await openDatabase({ url, poolMax: 4 });
+    const open = () =>
+      rowBatches<{ n: number }>(four.db, sql`select n from generate_series(1, 100000) as n`, 100)[
+        Symbol.asyncIterator
+      ]();
+    try {
+      const first = open();
+      const second = open();
+      expect((await first.next()).value).toHaveLength(100);
+      expect((await second.next()).value).toHaveLength(100);
+      const third = open();
+      let thirdRead = false;
+      const reading = third.next().then((batch) => {
+        thirdRead = true;
+        return batch;
+      });
+      // Two cursors hold two of the four connections: a statement still runs, the third cursor waits.
+      expect(rowsOf<{ one: number }>(await four.db.execute(sql`select 1 as one`))[0]?.one).toBe(1);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(thirdRead).toBe(false);
+      await first.return(undefined);
+      expect((await reading).value).toHaveLength(100);
+      expect(thirdRead).toBe(true);
+      await second.return(undefined);
+      await third.return(undefined);
+    } finally {
+      await four.close();
+    }
   });
 });
