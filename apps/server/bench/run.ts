@@ -6,7 +6,8 @@
 //   --connections N  concurrent connections of each row, and pgbench's clients (default 20)
 //   --workers N      the server's processes (WORKERS); default 1 and then 2; "1,2" for a list
 //   --pool N         PostgreSQL connections of each server process (DATABASE_POOL_MAX); default: the
-//                    server's own default (10). Printed with the rows' settings.
+//                    server's own default (poolMaxFor: 4-10 for a database on this host, else 10).
+//                    Printed with the rows' settings.
 //   --db URL         the database (DATABASE_URL, else the local server's `postgres` database);
 //                    once per database to compare several side by side, e.g. plain PostgreSQL and Citus
 //   --no-engine      skip the slot-engine benchmark
@@ -67,8 +68,9 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
-import { loadavg, totalmem } from "node:os";
+import { availableParallelism, loadavg, totalmem } from "node:os";
 import { sql } from "drizzle-orm";
+import { poolMaxFor } from "@clinic/config";
 import { type DbHandle, migrate, openDatabase, rowsOf } from "@clinic/db";
 import { addDays, zonedInstant } from "./dates.ts";
 import type { AvailabilityKey, LoadResult, LoadSpec } from "./load.ts";
@@ -1040,7 +1042,7 @@ async function main() {
   const ratios = ratioTable(results);
   const raw = rawTable(results);
   const world = `${String(shape.clinics)} clinics (${zones.join(", ")}) × ${String(shape.providersPerClinic)} providers, ${String(shape.providersPerClinic + shape.anyServicesPerClinic)} services each (${String(shape.anyServicesPerClinic)} any-provider), ${String(shape.users)} booking agents and staff with tokens of their own, a webhook in ${shape.webhookClinics >= shape.clinics ? "every clinic" : `${String(shape.webhookClinics)} clinics`} to a local sink, one clinic of ${String(shape.largeClinicProviders)} providers, one of ${String(shape.cacheClinicProviders ?? 20)} for the cache rows, ${String(shape.historyDays ?? 0)} days of past appointments in every clinic (8 a weekday per provider)${options.calendars ? "; every provider of the cache and large clinics with a calendar's busy time (2 intervals a weekday)" : ""}${options.rows.has("shared") ? `; for the shared row a second such world without them, clinic c's providers also approved providers (same hours) of clinic (c + 1) mod ${String(shape.clinics)}` : ""}`;
-  const setting = `${String(connections)} connections, ${String(seconds)} s a row after a ${String(options.warmupSeconds)} s warm-up (the cache-hit row: every key first), WORKERS=${options.workerCounts.join(" and ")}, ${options.poolMax === undefined ? "the default pool (DATABASE_POOL_MAX 10)" : `DATABASE_POOL_MAX=${String(options.poolMax)}`} per server process`;
+  const setting = `${String(connections)} connections, ${String(seconds)} s a row after a ${String(options.warmupSeconds)} s warm-up (the cache-hit row: every key first), WORKERS=${options.workerCounts.join(" and ")}, ${options.poolMax === undefined ? `the default pool (DATABASE_POOL_MAX unset: ${options.workerCounts.map((w) => `${String(poolMaxFor(options.urls[0], w, availableParallelism()))} with WORKERS=${String(w)}`).join(", ")}; docs/operations.md#sizing-the-pool)` : `DATABASE_POOL_MAX=${String(options.poolMax)}`} per server process`;
   const machineLine = `${String(host.nproc)} cores (nproc), ${host.cpu}, ${String(host.memoryGiB)} GiB memory, Node ${host.node}, PostgreSQL ${host.postgres.join(" / ")}`;
   const loadLine = `load average (1, 5, 15 min) ${loadAtStart} at the start, ${loadAtEnd} at the end`;
 

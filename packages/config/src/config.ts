@@ -135,7 +135,8 @@ const envSchema = z.object({
   // A claimed job's lease (docs/jobs.md#retries): longer than every handler's own timeout (15 s).
   JOB_LEASE_S: z.preprocess(emptyToUndefined, z.coerce.number().int().min(20).max(3_600).default(120)),
   WORKERS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(64).optional()),
-  DATABASE_POOL_MAX: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(200).default(10)),
+  // Unset: poolMaxFor (a database on this host gets fewer, docs/operations.md#sizing-the-pool).
+  DATABASE_POOL_MAX: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(200).optional()),
   METRICS_TOKEN: z.preprocess(
     emptyToUndefined,
     z.string().min(16, "METRICS_TOKEN must be at least 16 characters").optional(),
@@ -212,6 +213,40 @@ const envSchema = z.object({
 });
 
 export type Env = z.infer<typeof envSchema>;
+
+/** The pool of each process when `DATABASE_POOL_MAX` is unset, and what it used to be everywhere. */
+export const REMOTE_POOL_MAX = 10;
+
+/**
+ * Whether `DATABASE_URL` names a PostgreSQL on this host: a loopback address, `localhost`, or a
+ * Unix socket (libpq's `?host=/path`, or no host at all).
+ */
+export function isLocalDatabase(databaseUrl: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(databaseUrl);
+  } catch {
+    return false;
+  }
+  if (url.searchParams.get("host")?.startsWith("/")) return true;
+  const host = url.hostname.replace(/^\[|\]$/g, "").toLowerCase();
+  return host === "" || host === "localhost" || host === "::1" || /^127(?:\.\d{1,3}){3}$/.test(host);
+}
+
+/**
+ * Each process's PostgreSQL connections when `DATABASE_POOL_MAX` is unset
+ * (docs/operations.md#sizing-the-pool). A database on this host shares this host's cores: about
+ * twice as many connections as cores across all `WORKERS` processes, at least 4 a process (room
+ * for the job workers beside requests) and never more than the remote default. More backends than
+ * cores only contend: each query to an idle backend wakes a process, and a backend holding a
+ * clinic's row lock waits for a core while the clinic's other bookings wait for it; with fewer,
+ * postgres.js pipelines queries to busy connections. A database elsewhere: 10, its cores unknown.
+ * The embedded database has one connection whatever this says.
+ */
+export function poolMaxFor(databaseUrl: string | undefined, workers: number, cores: number): number {
+  if (databaseUrl === undefined || !isLocalDatabase(databaseUrl)) return REMOTE_POOL_MAX;
+  return Math.min(REMOTE_POOL_MAX, Math.max(4, Math.ceil((2 * cores) / Math.max(1, workers))));
+}
 
 export interface Config {
   nodeEnv: "development" | "production" | "test";
@@ -329,6 +364,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       "is required: OpenID Connect needs OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET",
     );
   }
+  const workers = e.DATABASE_URL ? (e.WORKERS ?? availableParallelism()) : 1;
   const oidc =
     e.OIDC_ISSUER && e.OIDC_CLIENT_ID && e.OIDC_CLIENT_SECRET
       ? {
@@ -344,7 +380,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     port: e.PORT,
     host: e.HOST,
     databaseUrl: e.DATABASE_URL,
-    databasePoolMax: e.DATABASE_POOL_MAX,
+    databasePoolMax: e.DATABASE_POOL_MAX ?? poolMaxFor(e.DATABASE_URL, workers, availableParallelism()),
     pgliteDir: e.PGLITE_DIR,
     jwt: {
       secret: e.JWT_SECRET,
@@ -387,6 +423,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     jobPollIntervalMs: e.JOB_POLL_INTERVAL_MS,
     jobLeaseS: e.JOB_LEASE_S,
-    workers: e.DATABASE_URL ? (e.WORKERS ?? availableParallelism()) : 1,
+    workers,
   };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "../src/config.ts";
+import { ConfigError, isLocalDatabase, loadConfig, poolMaxFor } from "../src/config.ts";
 
 describe("loadConfig", () => {
   it("applies the documented defaults", () => {
@@ -19,11 +19,50 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ METRICS_TOKEN: "short" })).toThrow(/METRICS_TOKEN/);
   });
 
-  it("sizes each process's PostgreSQL pool by DATABASE_POOL_MAX (default 10)", () => {
+  it("sizes each process's PostgreSQL pool by DATABASE_POOL_MAX, else by where the database is", () => {
     expect(loadConfig({}).databasePoolMax).toBe(10);
     expect(loadConfig({ DATABASE_POOL_MAX: "4" }).databasePoolMax).toBe(4);
+    expect(loadConfig({ DATABASE_URL: "postgres://x@127.0.0.1/db", DATABASE_POOL_MAX: "7" }).databasePoolMax).toBe(7);
+    expect(loadConfig({ DATABASE_URL: "postgres://x@db.internal:5432/db" }).databasePoolMax).toBe(10);
+    const local = loadConfig({ DATABASE_URL: "postgres://x@localhost/db", WORKERS: "1" }).databasePoolMax;
+    expect(local).toBeGreaterThanOrEqual(4);
+    expect(local).toBeLessThanOrEqual(10);
     expect(() => loadConfig({ DATABASE_POOL_MAX: "0" })).toThrow(/DATABASE_POOL_MAX/);
     expect(() => loadConfig({ DATABASE_POOL_MAX: "four" })).toThrow(/DATABASE_POOL_MAX/);
+  });
+
+  it("gives a database on this host about twice its cores across the processes, 4 to 10 each", () => {
+    const local = "postgres://x@127.0.0.1:5432/db";
+    expect(poolMaxFor(local, 1, 2)).toBe(4);
+    expect(poolMaxFor(local, 2, 2)).toBe(4);
+    expect(poolMaxFor(local, 1, 3)).toBe(6);
+    expect(poolMaxFor(local, 1, 8)).toBe(10);
+    expect(poolMaxFor(local, 8, 8)).toBe(4);
+    expect(poolMaxFor(local, 4, 16)).toBe(8);
+    expect(poolMaxFor("postgres://x@db.internal/db", 1, 2)).toBe(10);
+    expect(poolMaxFor("postgres://x@10.0.0.5/db", 1, 2)).toBe(10);
+    expect(poolMaxFor(undefined, 1, 2)).toBe(10);
+  });
+
+  it("tells a database on this host from one elsewhere", () => {
+    for (const url of [
+      "postgres://x@localhost/db",
+      "postgres://x@LOCALHOST:5433/db",
+      "postgres://x@127.0.0.1/db",
+      "postgres://x@127.1.2.3/db",
+      "postgres://x@[::1]:5432/db",
+      "postgres://x@127.0.0.1/db?host=/var/run/postgresql",
+      "postgres://x@db.internal/db?host=/var/run/postgresql",
+      "postgres:///db",
+    ])
+      expect(isLocalDatabase(url), url).toBe(true);
+    for (const url of [
+      "postgres://x@db.internal/db",
+      "postgres://x@10.0.0.5/db",
+      "postgres://x@128.0.0.1/db",
+      "not a url",
+    ])
+      expect(isLocalDatabase(url), url).toBe(false);
   });
 
   it("reads the mail settings and the guest limit (docs/messages.md)", () => {
