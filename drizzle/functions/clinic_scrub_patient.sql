@@ -36,6 +36,7 @@ DECLARE
   v_json_patterns text[];
   v_text_patterns text[];
   v_event_ids uuid[];
+  v_event_seqs bigint[];
   v_message_ids uuid[];
   v_appointments bigint := 0;
   v_messages bigint := 0;
@@ -111,8 +112,8 @@ BEGIN
         OR e.data#>>'{series,id}' = ANY (v_series_text) OR e.data->>'entry_id' = ANY (v_entries_text)
         OR e.data->>'id' = ANY (v_entries_text) OR e.data->>'id' = ANY (v_series_text)
         OR e.data::text ILIKE ANY (v_json_patterns))
-    RETURNING e.id)
-  SELECT coalesce(array_agg(id), '{}') INTO v_event_ids FROM scrubbed;
+    RETURNING e.id, e.seq)
+  SELECT coalesce(array_agg(id), '{}'), coalesce(array_agg(seq), '{}') INTO v_event_ids, v_event_seqs FROM scrubbed;
   v_events := cardinality(v_event_ids);
 
   -- Deliveries are rendered from their events when sent; those of the scrubbed events count as
@@ -122,6 +123,13 @@ BEGIN
   WHERE d.clinic_id = p_clinic_id
     AND (d.event_id = ANY (v_event_ids) OR d.data::text ILIKE ANY (v_json_patterns) OR d.last_error ILIKE ANY (v_text_patterns));
   GET DIAGNOSTICS v_deliveries = ROW_COUNT;
+  -- First attempts that succeeded, recorded a batch to a row (webhook_sent: seqs and status codes,
+  -- no body): those of the scrubbed events count as erased too.
+  IF cardinality(v_event_seqs) > 0 THEN
+    SELECT v_deliveries + count(*) INTO v_deliveries
+    FROM webhook_sent b CROSS JOIN LATERAL unnest(b.seqs) AS s(seq)
+    WHERE b.clinic_id = p_clinic_id AND s.seq = ANY (v_event_seqs);
+  END IF;
 
   UPDATE idempotency_keys k SET response = clinic_scrub_json(k.response, v_removed, v_names, v_pseudonym,
       k.response->>'id' = ANY (v_ids_text) OR k.response->>'id' = ANY (v_series_text)

@@ -4,8 +4,10 @@
 -- lease (feed_lease_id, feed_leased_until), so first attempts are made in feed order.
 --
 -- 1. With p_lease: records the outcomes of that lease's attempts (p_done: {to, deliveries: [{id,
---    event_id, event_type, status, attempts, code, error, job_id, at}]}) — a webhook_deliveries row
---    per event of the batch (H5's history) and, for a failed attempt with a retry left (or an event
+--    event_id, seq, event_type, status, attempts, code, error, job_id, at}]}) — H5's history: the
+--    first attempts that succeeded as one webhook_sent row of their seqs and codes
+--    (docs/events.md#delivery-history), every other event a webhook_deliveries row — and, for a
+--    failed attempt with a retry left (or an event
 --    not attempted because the receiver did not answer the one before: attempts 0), its next
 --    attempt as a webhook-delivery job at `at` — and moves the cursor to `to`; only while the lease is still
 --    this one (a claim taken after it ran out owns the events now: this one's outcomes are dropped,
@@ -42,12 +44,18 @@ BEGIN
     WHERE clinic_id = p_clinic_id AND id = p_webhook_id AND feed_lease_id = p_lease
     FOR UPDATE;
     IF FOUND THEN
+      INSERT INTO webhook_sent (clinic_id, webhook_id, first_seq, seqs, codes)
+      SELECT p_clinic_id, p_webhook_id, min(d.seq), array_agg(d.seq ORDER BY d.seq), array_agg(d.code::smallint ORDER BY d.seq)
+      FROM jsonb_to_recordset(p_done->'deliveries') AS d(seq bigint, status text, attempts integer, code integer)
+      WHERE d.status = 'succeeded' AND d.attempts = 1
+      HAVING count(*) > 0;
       INSERT INTO webhook_deliveries (clinic_id, id, webhook_id, event_id, event_type, status, attempts,
                                       last_status_code, last_error, next_attempt_at, job_id)
       SELECT p_clinic_id, d.id, p_webhook_id, d.event_id, d.event_type, d.status, d.attempts, d.code, d.error, d.at, d.job_id
       FROM jsonb_to_recordset(p_done->'deliveries')
         AS d(id uuid, event_id uuid, event_type text, status text, attempts integer, code integer, error text,
              job_id uuid, at timestamptz)
+      WHERE NOT (d.status = 'succeeded' AND d.attempts = 1)
       ON CONFLICT (clinic_id, webhook_id, event_id) DO NOTHING;
       INSERT INTO jobs (clinic_id, job_id, queue, data, run_at)
       SELECT p_clinic_id, d.job_id, 'webhook-delivery',

@@ -8,7 +8,7 @@
 import { randomUUID } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
 import { describe, expect, it, vi } from "vitest";
-import { addService, bookableClinic, createUser } from "@clinic/api/testing";
+import { addService, bookableClinic, clinicDeliveries, createUser } from "@clinic/api/testing";
 import { clinics, rowsOf } from "@clinic/db";
 import type { CaughtMail } from "../src/mailCatcher.ts";
 import { problemOf, request } from "./helpers.ts";
@@ -162,13 +162,8 @@ describe("answers (§19) appear only where the contract sends them", () => {
     await catcher.waitFor((m) => m.to.includes(email) && /^Canceled/.test(m.subject), 45_000);
     await catcher.waitFor((m) => m.to.includes(guestEmail) && /^Booked/.test(m.subject), 45_000);
     const deliveries = async () => {
-      const [row] = rowsOf<{ pending: number; all: number }>(
-        await t.handle.db.execute(
-          sql`select count(*) filter (where status <> 'succeeded')::int as pending, count(*)::int as "all"
-              from webhook_deliveries where clinic_id = ${c.clinicId}::uuid`,
-        ),
-      );
-      return row ?? { pending: -1, all: 0 };
+      const rows = await clinicDeliveries(t.handle.db, c.clinicId);
+      return { pending: rows.filter((r) => r.status !== "succeeded").length, all: rows.length };
     };
     await eventually("every delivery sent", deliveries, (d) => d.all > 0 && d.pending === 0);
     const mine = receiver.received.filter((r) => r.url.endsWith(c.clinicId));

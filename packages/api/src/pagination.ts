@@ -50,6 +50,8 @@ export interface Keyset<Row> {
   readonly orderBy: SQL[];
   /** The condition "after the row the cursor names", or undefined without a cursor; 400 for a bad one. */
   after(cursor: string | undefined): SQL | undefined;
+  /** The cursor's key values as typed SQL values (for a list read from more than one table); 400 for a bad one. */
+  values(cursor: string): SQL[];
   /** A page of `limit + 1` rows (as queried) split into the page and the next cursor. */
   page(rows: Row[], limit: number): { items: Row[]; next_cursor: string | null };
 }
@@ -65,19 +67,22 @@ export function keyset<Row>(direction: "asc" | "desc", ...keys: SortKey<Row>[]):
     sql`, `,
   );
   const comparison = direction === "asc" ? sql`>` : sql`<`;
+  const valuesOf = (cursor: string): SQL[] => {
+    let values: unknown;
+    try {
+      values = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
+    } catch {
+      throw badCursor();
+    }
+    if (!Array.isArray(values) || values.length !== keys.length) throw badCursor();
+    return keys.map((k, i) => decodeValue(k.kind, values[i]));
+  };
   return {
     orderBy: keys.map((k) => (direction === "asc" ? asc(k.column) : desc(k.column))),
+    values: valuesOf,
     after(cursor) {
       if (cursor === undefined) return undefined;
-      let values: unknown;
-      try {
-        values = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
-      } catch {
-        throw badCursor();
-      }
-      if (!Array.isArray(values) || values.length !== keys.length) throw badCursor();
-      const decoded = keys.map((k, i) => decodeValue(k.kind, values[i]));
-      return sql`(${columns}) ${comparison} (${sql.join(decoded, sql`, `)})`;
+      return sql`(${columns}) ${comparison} (${sql.join(valuesOf(cursor), sql`, `)})`;
     },
     page(rows, limit) {
       if (rows.length <= limit) return { items: rows, next_cursor: null };

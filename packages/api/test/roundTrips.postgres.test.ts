@@ -1,11 +1,19 @@
 import { createServer as createHttpServer } from "node:http";
 import { type AddressInfo, type Server, type Socket, connect, createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { and, eq, sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { type DbHandle, clinics, hasCitus, jobs, migrate, openDatabase, rowsOf, webhookDeliveries } from "@clinic/db";
 import { createScratchDatabase } from "@clinic/db/testing";
 import { startWorkers } from "../src/workers.ts";
-import { addService, addWebhook, bookableClinic, callerFor, createUser, pinnedNow } from "../testing/index.ts";
+import {
+  addService,
+  addWebhook,
+  bookableClinic,
+  callerFor,
+  clinicDeliveries,
+  createUser,
+  pinnedNow,
+} from "../testing/index.ts";
 
 // A booking's database work is at most three round trips (docs/performance.md#the-booking-path):
 // the clinic's authorization, one read of what the check of the start needs, and one write. Counted
@@ -348,13 +356,7 @@ describe.skipIf(!databaseUrl)("statements per booking, the background work inclu
               patient: { name: "Pat" },
             });
           }
-          const delivered = async () =>
-            (
-              await setup.db
-                .select({ id: webhookDeliveries.id })
-                .from(webhookDeliveries)
-                .where(and(eq(webhookDeliveries.clinicId, c.clinicId), eq(webhookDeliveries.status, "succeeded")))
-            ).length;
+          const delivered = async () => (await clinicDeliveries(setup.db, c.clinicId, { status: "succeeded" })).length;
           for (let waited = 0; (await delivered()) < bookings; waited += 20) {
             if (waited > 30_000) throw new Error(`delivered ${String(await delivered())} of ${String(bookings)}`);
             await new Promise((resolve) => setTimeout(resolve, 20));

@@ -1,16 +1,19 @@
 // Webhook deliveries from the event feed (issue 49, docs/events.md#webhooks): a booking writes no
 // delivery row and no job for its clinic's webhooks; each webhook reads the feed from its own
 // cursor, in feed order, only the types it takes, from where it was created or resumed; an attempt
-// leaves its delivery row (H5), a refused one its retry; a lease that ran out cannot record. On
-// PGlite, PostgreSQL and Citus.
+// is recorded for H5 (the batch's successes as one row of webhook_sent, any other outcome a delivery
+// row), a refused one leaves its retry; a lease that ran out cannot record. On PGlite, PostgreSQL and
+// Citus.
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { and, asc, eq, sql } from "drizzle-orm";
-import { events, jobs, rowsOf, webhookDeliveries } from "@clinic/db";
+import { events, jobs, rowsOf, webhookDeliveries, webhookSent } from "@clinic/db";
 import {
   createWebhook,
   followWebhookFeed,
+  listDeliveries,
+  retryDelivery,
   updateWebhook,
   type WebhookFeedSettings,
   webhooksBehind,
@@ -71,11 +74,12 @@ describe("webhook deliveries from the event feed", () => {
       )
         .filter((e) => !types || types.includes(e.type))
         .map((e) => e.id);
-    const deliveries = (webhookId: string) =>
-      t.db
-        .select({ eventId: webhookDeliveries.eventId, status: webhookDeliveries.status })
-        .from(webhookDeliveries)
-        .where(and(eq(webhookDeliveries.clinicId, c.clinicId), eq(webhookDeliveries.webhookId, webhookId)));
+    /** A webhook's deliveries as H5 lists them (both tables). */
+    const deliveries = async (webhookId: string) =>
+      (await listDeliveries(t.db, c.clinicId, webhookId, { limit: 500 })).deliveries.map((d) => ({
+        eventId: d.event_id,
+        status: d.status,
+      }));
     return { ...c, staff, book, feed, deliveries };
   }
 
@@ -247,7 +251,9 @@ describe("webhook deliveries from the event feed", () => {
     await c.book("2027-03-15T09:00:00Z");
     await c.book("2027-03-15T10:00:00Z");
     // A worker claims the batch for one second, and dies.
-    const [claimed] = rowsOf<{ batch: { lease: string; to: number; events: { id: string; type: string }[] } }>(
+    const [claimed] = rowsOf<{
+      batch: { lease: string; to: number; events: { id: string; seq: number; type: string }[] };
+    }>(
       await t.db.execute(
         sql`select clinic_webhook_feed(${c.clinicId}::uuid, ${hook}::uuid, null, null, 10, 1) as batch`,
       ),
@@ -264,6 +270,7 @@ describe("webhook deliveries from the event feed", () => {
       deliveries: (claimed?.batch.events ?? []).map((e) => ({
         id: crypto.randomUUID(),
         event_id: e.id,
+        seq: e.seq,
         event_type: e.type,
         status: "failed",
         attempts: 1,
@@ -280,5 +287,89 @@ describe("webhook deliveries from the event feed", () => {
     );
     expect(answer?.batch.recorded).toBe(false);
     expect((await c.deliveries(hook)).map((d) => d.status)).toEqual(["succeeded", "succeeded"]);
+  });
+
+  it("records a batch's first attempts that succeeded as one row: H5 lists each, pages across both tables, H6 retries one", async () => {
+    const c = await clinic();
+    const path = `/sent-${c.clinicId}`;
+    const hook = await addWebhook(t.db, c.clinicId, { url: hooks.url(path) });
+    const other = await addWebhook(t.db, c.clinicId, { url: hooks.url(`${path}/other`) });
+    const before = await c.feed();
+    for (const start of ["09:00", "10:00", "11:00", "12:00", "13:00"]) await c.book(`2027-03-15T${start}:00Z`);
+    const sent = (await c.feed()).filter((id) => !before.includes(id));
+    expect(await followWebhookFeed(t.db, c.clinicId, hook, settings)).toBe(5);
+    expect(await followWebhookFeed(t.db, c.clinicId, other, settings)).toBe(5);
+
+    // One row for the batch (its events' numbers and codes), no delivery row.
+    const batches = await t.db
+      .select({ seqs: webhookSent.seqs, codes: webhookSent.codes })
+      .from(webhookSent)
+      .where(and(eq(webhookSent.clinicId, c.clinicId), eq(webhookSent.webhookId, hook)));
+    expect(batches).toHaveLength(1);
+    expect(batches[0]?.codes).toEqual([204, 204, 204, 204, 204]);
+    const ownRows = () =>
+      t.db
+        .select({ id: webhookDeliveries.id, status: webhookDeliveries.status, attempts: webhookDeliveries.attempts })
+        .from(webhookDeliveries)
+        .where(and(eq(webhookDeliveries.clinicId, c.clinicId), eq(webhookDeliveries.webhookId, hook)));
+    expect(await ownRows()).toEqual([]);
+
+    // H5: each event once, succeeded in one attempt with the receiver's code; the ids are the same on
+    // every listing and differ between the two webhooks.
+    const all = (await listDeliveries(t.db, c.clinicId, hook, { limit: 100 })).deliveries;
+    expect(all.map((d) => d.event_id).sort()).toEqual([...sent].sort());
+    for (const d of all) {
+      expect(d).toMatchObject({ status: "succeeded", attempts: 1, last_status_code: 204, last_error: null });
+      expect(d.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    }
+    expect((await listDeliveries(t.db, c.clinicId, hook, { limit: 100 })).deliveries).toEqual(all);
+    const others = (await listDeliveries(t.db, c.clinicId, other, { limit: 100 })).deliveries;
+    expect(new Set([...all, ...others].map((d) => d.id)).size).toBe(10);
+    expect((await listDeliveries(t.db, c.clinicId, hook, { status: "pending", limit: 100 })).deliveries).toEqual([]);
+
+    // H6 on one: it becomes a row of its own, its next attempt queued; the batch keeps the others.
+    const target = all[2];
+    if (!target) throw new Error("no delivery to retry");
+    await retryDelivery(t.db, c.clinicId, hook, target.id, new Date());
+    expect(await ownRows()).toEqual([{ id: target.id, status: "pending", attempts: 1 }]);
+    const [left] = await t.db
+      .select({ seqs: webhookSent.seqs })
+      .from(webhookSent)
+      .where(and(eq(webhookSent.clinicId, c.clinicId), eq(webhookSent.webhookId, hook)));
+    expect(left?.seqs).toHaveLength(4);
+    // Retried again: the row's, not the batch's (the job is replaced, not added).
+    await retryDelivery(t.db, c.clinicId, hook, target.id, new Date());
+    const queued = await t.db
+      .select({ data: jobs.data })
+      .from(jobs)
+      .where(and(eq(jobs.clinicId, c.clinicId), eq(jobs.queue, "webhook-delivery"), sql`${jobs.failedAt} is null`));
+    expect(queued.filter((j) => (j.data as { deliveryId: string }).deliveryId === target.id)).toHaveLength(1);
+
+    // Pages of two go through both tables, each delivery once, newest first.
+    const paged: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await listDeliveries(t.db, c.clinicId, hook, { limit: 2, cursor });
+      expect(page.deliveries.length).toBeLessThanOrEqual(2);
+      paged.push(...page.deliveries.map((d) => d.id));
+      cursor = page.next_cursor ?? undefined;
+    } while (cursor);
+    const listed = (await listDeliveries(t.db, c.clinicId, hook, { limit: 100 })).deliveries;
+    expect(paged).toEqual(listed.map((d) => d.id));
+    expect(new Set(paged)).toEqual(new Set(all.map((d) => d.id)));
+    expect(listed.find((d) => d.id === target.id)?.status).toBe("pending");
+    expect(
+      (await listDeliveries(t.db, c.clinicId, hook, { status: "pending", limit: 100 })).deliveries.map((d) => d.id),
+    ).toEqual([target.id]);
+
+    // Not one of this webhook's: 404; another webhook's delivery of the same event: 404 here.
+    await expect(retryDelivery(t.db, c.clinicId, hook, crypto.randomUUID(), new Date())).rejects.toMatchObject({
+      domainCode: "NOT_FOUND",
+    });
+    const ofOther = others[0];
+    if (!ofOther) throw new Error("no delivery of the other webhook");
+    await expect(retryDelivery(t.db, c.clinicId, hook, ofOther.id, new Date())).rejects.toMatchObject({
+      domainCode: "NOT_FOUND",
+    });
   });
 });

@@ -151,6 +151,8 @@ export const distributedFunctions: readonly { signature: string; clinicArgument:
   { signature: "clinic_due_reminders(uuid,jsonb)", clinicArgument: "p_clinic_id" },
   { signature: "clinic_record_event(uuid,text,jsonb)", clinicArgument: "p_clinic_id" },
   { signature: "clinic_record_events(uuid,text,jsonb[])", clinicArgument: "p_clinic_id" },
+  // The id of a delivery recorded with its batch (drizzle/functions/clinic_delivery_id.sql).
+  { signature: "clinic_delivery_id(uuid,uuid)", clinicArgument: null },
   // A webhook's reading of its clinic's event feed (drizzle/functions/clinic_webhook_feed.sql).
   { signature: "clinic_webhook_feed(uuid,uuid,uuid,jsonb,integer,integer)", clinicArgument: "p_clinic_id" },
   // Write-back into providers' own calendars (drizzle/functions/clinic_plan_write_back.sql).

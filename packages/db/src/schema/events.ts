@@ -9,6 +9,7 @@ import {
   jsonb,
   pgTable,
   primaryKey,
+  smallint,
   text,
   unique,
   uuid,
@@ -120,6 +121,39 @@ export const webhookDeliveries = pgTable(
     }).onDelete("cascade"),
     check("webhook_deliveries_status_check", sql`${t.status} in ('pending', 'succeeded', 'failed')`),
     index("webhook_deliveries_webhook_created_idx").on(t.clinicId, t.webhookId, t.createdAt, t.id),
+  ],
+);
+
+/**
+ * The first attempts of a webhook's feed batch that succeeded, one row per batch (issue 49,
+ * docs/events.md#delivery-history): H5 lists each of its events as a `succeeded` delivery of one
+ * attempt, `last_status_code` its code, `created_at` and `updated_at` the batch's `sent_at`, its id
+ * derived from the webhook's and the event's (`clinic_delivery_id`). Every other outcome (a failed
+ * attempt, a retry, H6, `webhook.test`) is a row of `webhook_deliveries`; H6 on one of these moves
+ * its event there first. A batch was up to 50 rows of three indexes each.
+ */
+export const webhookSent = pgTable(
+  "webhook_sent",
+  {
+    clinicId: uuid("clinic_id").notNull(),
+    webhookId: uuid("webhook_id").notNull(),
+    /** When the batch's outcomes were recorded: after each of its events occurred. */
+    sentAt: instant("sent_at").notNull().defaultNow(),
+    /** The first event of the batch as recorded (batches of one webhook never share an event). */
+    firstSeq: bigint("first_seq", { mode: "number" }).notNull(),
+    /** The events (`events.seq` of the clinic) whose first attempt succeeded, ascending; never empty. */
+    seqs: bigint("seqs", { mode: "number" }).array().notNull(),
+    /** The HTTP status each of `seqs` was answered with (2xx). */
+    codes: smallint("codes").array().notNull(),
+  },
+  (t) => [
+    primaryKey({ name: "webhook_sent_pkey", columns: [t.clinicId, t.webhookId, t.sentAt, t.firstSeq] }),
+    foreignKey({
+      name: "webhook_sent_webhook_fk",
+      columns: [t.clinicId, t.webhookId],
+      foreignColumns: [webhooks.clinicId, webhooks.id],
+    }).onDelete("cascade"),
+    check("webhook_sent_aligned", sql`cardinality(${t.seqs}) > 0 and cardinality(${t.codes}) = cardinality(${t.seqs})`),
   ],
 );
 

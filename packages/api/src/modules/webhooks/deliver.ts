@@ -7,6 +7,7 @@ import {
   events,
   rowsOf,
   webhookDeliveries,
+  webhookSent,
   webhooks,
 } from "@clinic/db";
 import { eventJson, toEvent } from "../events/index.ts";
@@ -281,5 +282,10 @@ export async function deliveryCountsByStatus(db: Db): Promise<Record<DeliverySta
     .groupBy(webhookDeliveries.status);
   const counts: Record<DeliveryStatus, number> = { pending: 0, succeeded: 0, failed: 0 };
   for (const row of rows) counts[row.status] = row.count;
+  // First attempts that succeeded are recorded a batch to a row (docs/events.md#delivery-history).
+  const [sent] = rowsOf<{ n: number | string | null }>(
+    await db.execute(sql`select sum(cardinality(${webhookSent.seqs})) as n from ${webhookSent}`),
+  );
+  counts.succeeded += Number(sent?.n ?? 0);
   return counts;
 }

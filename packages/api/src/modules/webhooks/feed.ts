@@ -13,8 +13,9 @@ import { signedHeaders } from "./webhooks.ts";
  * workers' look asks, in one statement over every clinic, which active webhooks' cursors are behind
  * their clinic's event counter; a worker then leases one webhook's feed and reads its next batch
  * (`clinic_webhook_feed`, one statement on the clinic's node), POSTs the events one after the other
- * in feed order, and records the outcomes — a delivery row per attempt, a retry job for a failed one
- * — with the cursor's move and the next batch's claim, again in one statement.
+ * in feed order, and records the outcomes — the batch's first attempts that succeeded as one row of
+ * `webhook_sent`, a delivery row for any other, a retry job for a failed one — with the cursor's move
+ * and the next batch's claim, again in one statement.
  */
 
 /** An event of a claimed batch, as `clinic_webhook_feed` answers it. */
@@ -41,6 +42,8 @@ interface FeedBatch {
 interface Attempted {
   id: string;
   event_id: string;
+  /** The event's number in the feed: a first attempt that succeeded is recorded by it, with its batch. */
+  seq: number;
   event_type: string;
   status: "succeeded" | "pending" | "failed";
   /** 1, or 0 for an event not attempted (the receiver did not answer the one before it). */
@@ -184,6 +187,7 @@ function outcomeOf(event: FeedEvent, result: PostResult, retryDelaysS: readonly 
   return {
     id: randomUUID(),
     event_id: event.id,
+    seq: event.seq,
     event_type: event.type,
     status: ok ? "succeeded" : delay === undefined ? "failed" : "pending",
     attempts: 1,
@@ -199,6 +203,7 @@ function deferred(event: FeedEvent, delayS: number): Attempted {
   return {
     id: randomUUID(),
     event_id: event.id,
+    seq: event.seq,
     event_type: event.type,
     status: "pending",
     attempts: 0,

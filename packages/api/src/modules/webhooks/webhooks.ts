@@ -2,7 +2,16 @@ import { randomBytes } from "node:crypto";
 import { and, asc, eq, sql } from "drizzle-orm";
 import { Webhook } from "standardwebhooks";
 import { z } from "zod";
-import { type Db, type DeliveryStatus, deliveryStatuses, rowsOf, webhookDeliveries, webhooks } from "@clinic/db";
+import {
+  type Db,
+  type DeliveryStatus,
+  deliveryStatuses,
+  events,
+  rowsOf,
+  webhookDeliveries,
+  webhookSent,
+  webhooks,
+} from "@clinic/db";
 import { DomainError, notFound, returnedRow } from "../../errors.ts";
 import { keyset } from "../../pagination.ts";
 import { instantOutput } from "../../schemas/wire.ts";
@@ -181,12 +190,75 @@ const toDelivery = (row: DeliveryRow): DeliveryView => ({
   updated_at: row.updatedAt,
 });
 
-/** Deliveries are listed newest first. */
-const deliveryPages = keyset<DeliveryRow>(
+/**
+ * Deliveries are listed newest first: by `created_at`, then id (the cursor names both). They are
+ * the rows of `webhook_deliveries` and the events of `webhook_sent`'s batches (first attempts that
+ * succeeded, docs/events.md#delivery-history), read a page from each and merged.
+ */
+const deliveryPages = keyset<DeliveryView>(
   "desc",
-  { column: webhookDeliveries.createdAt, kind: "instant", of: (r) => r.createdAt },
+  { column: webhookDeliveries.createdAt, kind: "instant", of: (r) => r.created_at },
   { column: webhookDeliveries.id, kind: "uuid", of: (r) => r.id },
 );
+
+/** Newest first, as `deliveryPages` orders (uuid text compares as PostgreSQL compares uuids). */
+const newestFirst = (a: DeliveryView, b: DeliveryView): number =>
+  b.created_at.getTime() - a.created_at.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+
+interface SentRow {
+  id: string;
+  event_id: string;
+  event_type: string;
+  code: number;
+  sent_at: Date | string;
+}
+
+const sentDelivery = (row: SentRow): DeliveryView => ({
+  id: row.id,
+  event_id: row.event_id,
+  event_type: row.event_type,
+  status: "succeeded",
+  attempts: 1,
+  last_status_code: row.code,
+  last_error: null,
+  next_attempt_at: null,
+  created_at: new Date(row.sent_at),
+  updated_at: new Date(row.sent_at),
+});
+
+/**
+ * Up to `count` deliveries of a webhook's batches in `webhook_sent`, newest first, after the cursor's.
+ * Every batch holds at least one event and all of a batch's share its `sent_at`: the batches at the
+ * cursor's instant and `count` before it hold every delivery the page can show.
+ */
+async function sentDeliveries(
+  db: Db,
+  clinicId: string,
+  webhookId: string,
+  cursor: string | undefined,
+  count: number,
+): Promise<DeliveryView[]> {
+  const [at, id] = cursor === undefined ? [] : deliveryPages.values(cursor);
+  const own = sql`b.clinic_id = ${clinicId}::uuid and b.webhook_id = ${webhookId}::uuid`;
+  const batches =
+    at === undefined
+      ? sql`(select * from ${webhookSent} b where ${own} order by b.sent_at desc, b.first_seq desc limit ${count})`
+      : sql`(select * from ${webhookSent} b where ${own} and b.sent_at = ${at}
+             union all
+             (select * from ${webhookSent} b where ${own} and b.sent_at < ${at} order by b.sent_at desc, b.first_seq desc limit ${count}))`;
+  const rows = rowsOf<SentRow>(
+    await db.execute(sql`
+      select d.id, e.id as event_id, e.type as event_type, x.code, b.sent_at
+      from ${batches} b
+      cross join lateral unnest(b.seqs, b.codes) as x(seq, code)
+      join ${events} e on e.clinic_id = b.clinic_id and e.seq = x.seq
+      cross join lateral (select clinic_delivery_id(b.webhook_id, e.id) as id) d
+      where e.clinic_id = ${clinicId}::uuid ${at === undefined ? sql`` : sql`and (b.sent_at, d.id) < (${at}, ${id})`}
+      order by b.sent_at desc, d.id desc
+      limit ${count}`),
+  );
+  return rows.map(sentDelivery);
+}
 
 async function requireWebhook(db: Db, clinicId: string, id: string): Promise<WebhookRow> {
   const [row] = await db.select().from(webhooks).where(ownWebhook(clinicId, id));
@@ -215,8 +287,13 @@ export async function listDeliveries(
     )
     .orderBy(...deliveryPages.orderBy)
     .limit(query.limit + 1);
-  const { items, next_cursor } = deliveryPages.page(rows, query.limit);
-  return { deliveries: items.map(toDelivery), next_cursor };
+  const sent =
+    query.status === undefined || query.status === "succeeded"
+      ? await sentDeliveries(db, clinicId, webhookId, query.cursor, query.limit + 1)
+      : [];
+  const merged = [...rows.map(toDelivery), ...sent].sort(newestFirst).slice(0, query.limit + 1);
+  const { items, next_cursor } = deliveryPages.page(merged, query.limit);
+  return { deliveries: items, next_cursor };
 }
 
 /** What a delivery job carries: which delivery, and which of its attempts. */
@@ -288,21 +365,113 @@ export async function retryDelivery(
 ): Promise<void> {
   await db.transaction(async (tx) => {
     await requireWebhook(tx, clinicId, webhookId);
-    const [row] = await tx
-      .select()
-      .from(webhookDeliveries)
-      .where(
-        and(
-          eq(webhookDeliveries.clinicId, clinicId),
-          eq(webhookDeliveries.webhookId, webhookId),
-          eq(webhookDeliveries.id, deliveryId),
-        ),
-      )
-      .for("update");
-    if (!row) throw notFound("delivery");
+    let row = await lockedDelivery(tx, clinicId, webhookId, deliveryId);
+    if (!row) {
+      const moved = await moveSentDelivery(tx, clinicId, webhookId, deliveryId);
+      if (moved === "none") throw notFound("delivery");
+      if (moved === "moved") {
+        await scheduleAttempt(tx, clinicId, deliveryId, 1, 0, now);
+        return;
+      }
+      // Another retry moved it first and has committed its row: this retry is of that row.
+      row = await lockedDelivery(tx, clinicId, webhookId, deliveryId);
+      if (!row) throw notFound("delivery");
+    }
     if (row.jobId && row.status === "pending") await cancelJobs(tx, clinicId, [row.jobId]);
     await scheduleAttempt(tx, clinicId, deliveryId, row.attempts, 0, now);
   });
+}
+
+/** A delivery's row of `webhook_deliveries`, locked for the transaction, if it has one. */
+async function lockedDelivery(
+  tx: Db,
+  clinicId: string,
+  webhookId: string,
+  deliveryId: string,
+): Promise<DeliveryRow | undefined> {
+  const [row] = await tx
+    .select()
+    .from(webhookDeliveries)
+    .where(
+      and(
+        eq(webhookDeliveries.clinicId, clinicId),
+        eq(webhookDeliveries.webhookId, webhookId),
+        eq(webhookDeliveries.id, deliveryId),
+      ),
+    )
+    .for("update");
+  return row;
+}
+
+/**
+ * A delivery recorded with its batch (`webhook_sent`) becomes a row of `webhook_deliveries`, as it
+ * would have been recorded before (succeeded, one attempt, its code, the batch's time), so that its
+ * next attempt is queued like any other's: its event leaves the batch (an emptied batch is
+ * deleted), under the batch row's lock. "none": the id is not one of the webhook's batches';
+ * "raced": another retry moved it first.
+ */
+async function moveSentDelivery(
+  tx: Db,
+  clinicId: string,
+  webhookId: string,
+  deliveryId: string,
+): Promise<"moved" | "none" | "raced"> {
+  // The id starts with its event's first 64 bits (clinic_delivery_id): the event is found by a
+  // range of the events' id index; its batch was recorded after the event occurred (a minute's
+  // leeway: on Citus the two clocks may be two nodes').
+  const prefix = deliveryId.replace(/-/g, "").slice(0, 16);
+  const bound = (fill: string) => {
+    const hex = prefix + fill.repeat(16);
+    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  };
+  const [found] = rowsOf<{
+    event_id: string;
+    event_type: string;
+    seq: number | string;
+    code: number;
+    sent_at: string;
+    first_seq: number | string;
+  }>(
+    await tx.execute(sql`
+      select e.id as event_id, e.type as event_type, e.seq, b.code, b.sent_at::text as sent_at, b.first_seq
+      from ${events} e
+      cross join lateral (
+        select b.sent_at, b.first_seq, b.codes[array_position(b.seqs, e.seq)] as code from ${webhookSent} b
+        where b.clinic_id = e.clinic_id and b.webhook_id = ${webhookId}::uuid
+          and b.sent_at >= e.occurred_at - interval '1 minute'
+          and e.seq = any (b.seqs)
+        order by b.sent_at limit 1) b
+      where e.clinic_id = ${clinicId}::uuid and e.id between ${bound("0")}::uuid and ${bound("f")}::uuid
+        and clinic_delivery_id(${webhookId}::uuid, e.id) = ${deliveryId}::uuid`),
+  );
+  if (!found) return "none";
+  const seq = Number(found.seq);
+  const batch = sql`b.clinic_id = ${clinicId}::uuid and b.webhook_id = ${webhookId}::uuid
+    and b.sent_at = ${found.sent_at}::timestamptz and b.first_seq = ${Number(found.first_seq)}::bigint`;
+  const [moved] = rowsOf<{ left: number; sent_at: Date | string }>(
+    await tx.execute(sql`
+      update ${webhookSent} b
+      set seqs = array_remove(b.seqs, ${seq}::bigint),
+          codes = b.codes[:array_position(b.seqs, ${seq}::bigint) - 1] || b.codes[array_position(b.seqs, ${seq}::bigint) + 1:]
+      where ${batch} and ${seq}::bigint = any (b.seqs)
+      returning cardinality(b.seqs) as left, b.sent_at`),
+  );
+  if (!moved) return "raced";
+  if (moved.left === 0) await tx.execute(sql`delete from ${webhookSent} b where ${batch}`);
+  const at = new Date(moved.sent_at);
+  await tx.insert(webhookDeliveries).values({
+    id: deliveryId,
+    clinicId,
+    webhookId,
+    eventId: found.event_id,
+    eventType: found.event_type,
+    status: "succeeded",
+    attempts: 1,
+    lastStatusCode: found.code,
+    createdAt: at,
+    updatedAt: at,
+  });
+  return "moved";
 }
 
 /** Test a webhook (H7): delivers a `webhook.test` event to the webhook (not recorded in the event feed). */
