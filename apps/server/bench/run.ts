@@ -377,9 +377,13 @@ async function deliveries(database: DbHandle, worlds: BenchWorld[]): Promise<{ p
     hooked.map((c) => sql`${c.id}::uuid`),
     sql`, `,
   );
+  // Attempted: the delivery rows and the events of the batches' rows (first attempts that
+  // succeeded, docs/events.md#delivery-history).
   const [rows] = rowsOf<{ attempted: number; pending: number }>(
     await database.db.execute(
-      sql`select count(*)::int as attempted, (count(*) filter (where status = 'pending'))::int as pending from webhook_deliveries where clinic_id in (${ids})`,
+      sql`select (count(*) + (select coalesce(sum(cardinality(b.seqs)), 0) from webhook_sent b where b.clinic_id in (${ids})))::int as attempted,
+                 (count(*) filter (where status = 'pending'))::int as pending
+          from webhook_deliveries where clinic_id in (${ids})`,
     ),
   );
   const [feed] = rowsOf<{ behind: number }>(

@@ -105,7 +105,7 @@ describe.skipIf(!inject("databaseUrl"))("the front desk under concurrency (Postg
         outcome(api.appointments.book({ clinic_id: c.clinicId, service_id: service, start, patient: { name: "P" } })),
       ),
     );
-    expect([count(outcomes, "OK"), count(outcomes, "SLOT_UNAVAILABLE")]).toEqual([1, 9]);
+    expect([count(outcomes, "OK"), count(outcomes, "SLOT_UNAVAILABLE")], JSON.stringify(outcomes)).toEqual([1, 9]);
     const rows = await t.db
       .select({ status: appointments.status })
       .from(appointments)

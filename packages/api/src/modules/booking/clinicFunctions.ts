@@ -151,8 +151,12 @@ export async function write(
   try {
     raw = await callClinicFunction(db, fn, clinicId, p);
   } catch (error) {
-    if (lostRace(error)) return undefined;
-    throw error;
+    if (!lostRace(error)) throw error;
+    // The losers of a race the database broke up would read and write again all at once, and could
+    // break up again (on a loaded Citus, three times in a row: CONFLICT instead of SLOT_UNAVAILABLE).
+    // A few milliseconds apart, each re-read sees the winner's commit or queues behind its insert.
+    await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 45));
+    return undefined;
   }
   const answer: WriteAnswer = writeSchema.parse(raw);
   if ("stale" in answer) return undefined;
@@ -165,8 +169,9 @@ export async function write(
  * serialization failure (40001). Two bookings of one slot (or of buffered ranges that overlap) may
  * wait for each other in the exclusion constraint; the function catches that where it inserts, but
  * a deadlock found elsewhere, and on Citus the distributed deadlock detector's cancel, end the
- * whole statement. Nothing was written: the caller reads again like after {stale}, and the re-read
- * finds the winner's appointment (409 SLOT_UNAVAILABLE) or the time still free (docs/performance.md).
+ * whole statement. Nothing was written: the caller reads again like after {stale}, 5–50 ms later (a
+ * random wait, so that the losers do not race each other again at once), and the re-read finds the
+ * winner's appointment (409 SLOT_UNAVAILABLE) or the time still free (docs/performance.md).
  */
 export function lostRace(error: unknown): boolean {
   const code = pgErrorInfo(error)?.code;
