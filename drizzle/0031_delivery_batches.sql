@@ -11,7 +11,7 @@ CREATE TABLE "webhook_sent" (
 	"seqs" bigint[] NOT NULL,
 	"codes" smallint[] NOT NULL,
 	CONSTRAINT "webhook_sent_pkey" PRIMARY KEY("clinic_id","webhook_id","sent_at","first_seq"),
-	CONSTRAINT "webhook_sent_aligned" CHECK (cardinality("webhook_sent"."seqs") > 0 and cardinality("webhook_sent"."codes") = cardinality("webhook_sent"."seqs"))
+	CONSTRAINT "webhook_sent_aligned" CHECK (cardinality("webhook_sent"."codes") = cardinality("webhook_sent"."seqs"))
 );
 --> statement-breakpoint
 ALTER TABLE "webhook_sent" ADD CONSTRAINT "webhook_sent_webhook_fk" FOREIGN KEY ("clinic_id","webhook_id") REFERENCES "public"."webhooks"("clinic_id","id") ON DELETE cascade ON UPDATE no action;

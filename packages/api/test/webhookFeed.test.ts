@@ -362,6 +362,22 @@ describe("webhook deliveries from the event feed", () => {
       (await listDeliveries(t.db, c.clinicId, hook, { status: "pending", limit: 100 })).deliveries.map((d) => d.id),
     ).toEqual([target.id]);
 
+    // H6 on each of the others at once, one of them twice: the batch empties and is deleted, every
+    // retry is queued, and each delivery is a row once.
+    const rest = all.filter((d) => d.id !== target.id).map((d) => d.id);
+    const twice = [...rest, ...rest.slice(0, 1), ...rest.slice(-1)];
+    await Promise.all(twice.map((id) => retryDelivery(t.db, c.clinicId, hook, id, new Date())));
+    expect(
+      await t.db
+        .select({ seqs: webhookSent.seqs })
+        .from(webhookSent)
+        .where(and(eq(webhookSent.clinicId, c.clinicId), eq(webhookSent.webhookId, hook))),
+    ).toEqual([]);
+    expect((await ownRows()).map((r) => r.id).sort()).toEqual(all.map((d) => d.id).sort());
+    expect((await listDeliveries(t.db, c.clinicId, hook, { limit: 100 })).deliveries.map((d) => d.id).sort()).toEqual(
+      all.map((d) => d.id).sort(),
+    );
+
     // Not one of this webhook's: 404; another webhook's delivery of the same event: 404 here.
     await expect(retryDelivery(t.db, c.clinicId, hook, crypto.randomUUID(), new Date())).rejects.toMatchObject({
       domainCode: "NOT_FOUND",
@@ -371,5 +387,44 @@ describe("webhook deliveries from the event feed", () => {
     await expect(retryDelivery(t.db, c.clinicId, hook, ofOther.id, new Date())).rejects.toMatchObject({
       domainCode: "NOT_FOUND",
     });
+  });
+
+  it("lists every delivery of batches recorded at the same instant once, a page of one at a time", async () => {
+    const c = await clinic();
+    const hook = await addWebhook(t.db, c.clinicId, { url: hooks.url(`/ties-${c.clinicId}`) });
+    for (const start of ["09:00", "10:00", "11:00", "12:00"]) await c.book(`2027-03-15T${start}:00Z`);
+    const recorded = await t.db
+      .select({ seq: events.seq })
+      .from(events)
+      .where(eq(events.clinicId, c.clinicId))
+      .orderBy(asc(events.seq));
+    const seqs = recorded.slice(-4).map((e) => e.seq);
+    // Four batches of one event each, recorded in the same millisecond; their first_seq in the reverse
+    // order of their events (a batch's first_seq names it, it does not order its deliveries: H6 may
+    // have moved its first event out).
+    const at = new Date("2027-03-15T08:00:00.000Z");
+    await t.db.insert(webhookSent).values(
+      seqs.map((seq) => ({
+        clinicId: c.clinicId,
+        webhookId: hook,
+        sentAt: at,
+        firstSeq: 1_000_000 - seq,
+        seqs: [seq],
+        codes: [200],
+      })),
+    );
+    const paged: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await listDeliveries(t.db, c.clinicId, hook, { limit: 1, cursor });
+      paged.push(...page.deliveries.map((d) => d.event_id));
+      cursor = page.next_cursor ?? undefined;
+    } while (cursor);
+    const ids = (
+      await t.db.select({ id: events.id, seq: events.seq }).from(events).where(eq(events.clinicId, c.clinicId))
+    )
+      .filter((e) => seqs.includes(e.seq))
+      .map((e) => e.id);
+    expect([...paged].sort()).toEqual([...ids].sort());
   });
 });

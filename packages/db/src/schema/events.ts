@@ -141,7 +141,10 @@ export const webhookSent = pgTable(
     sentAt: instant("sent_at").notNull().defaultNow(),
     /** The first event of the batch as recorded (batches of one webhook never share an event). */
     firstSeq: bigint("first_seq", { mode: "number" }).notNull(),
-    /** The events (`events.seq` of the clinic) whose first attempt succeeded, ascending; never empty. */
+    /**
+     * The events (`events.seq` of the clinic) whose first attempt succeeded, ascending; never empty
+     * once committed (H6 deletes the batch it empties, in the same transaction).
+     */
     seqs: bigint("seqs", { mode: "number" }).array().notNull(),
     /** The HTTP status each of `seqs` was answered with (2xx). */
     codes: smallint("codes").array().notNull(),
@@ -153,7 +156,7 @@ export const webhookSent = pgTable(
       columns: [t.clinicId, t.webhookId],
       foreignColumns: [webhooks.clinicId, webhooks.id],
     }).onDelete("cascade"),
-    check("webhook_sent_aligned", sql`cardinality(${t.seqs}) > 0 and cardinality(${t.codes}) = cardinality(${t.seqs})`),
+    check("webhook_sent_aligned", sql`cardinality(${t.codes}) = cardinality(${t.seqs})`),
   ],
 );
 

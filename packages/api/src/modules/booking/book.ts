@@ -6,7 +6,15 @@ import { type Candidate, type ScheduleContext, type ServiceInfo, assertCandidate
 import type { RateLimit } from "../ratelimit/index.ts";
 import { checkAnswers } from "../../schemas/questions.ts";
 import type { AppointmentView } from "./appointments.ts";
-import { freeAt, readStartContext, replayOrRefuse, resourcesWanted, scheduleOf, write } from "./clinicFunctions.ts";
+import {
+  afterLostRace,
+  freeAt,
+  readStartContext,
+  replayOrRefuse,
+  resourcesWanted,
+  scheduleOf,
+  write,
+} from "./clinicFunctions.ts";
 import { requestHash } from "./idempotency.ts";
 
 export interface PatientInput {
@@ -226,7 +234,8 @@ async function bookInZone(
       resources: resourcesWanted(context, request.start),
       schedule: scheduleOf(context, request.clinicId, order),
     });
-    if (written) return written;
+    if (typeof written !== "string") return written;
+    if (written === "lost" && attempt < 2) await afterLostRace(db);
   }
   throw new DomainError("CONFLICT", "the schedule kept changing while booking; retry");
 }
@@ -283,7 +292,7 @@ async function bookHold(
     candidates: [],
     schedule: {},
   });
-  if (!answer) throw new DomainError("CONFLICT", "the hold changed while booking it; retry");
+  if (typeof answer === "string") throw new DomainError("CONFLICT", "the hold changed while booking it; retry");
   return answer;
 }
 

@@ -1,6 +1,7 @@
 // The booking path's two database calls (drizzle/0008_hot_paths.sql, docs/performance.md#the-booking-path):
 // the read of what the check of one start needs (availability's readScheduleContext), and the writes. Each is one statement, so its own
 // transaction, and on Citus a call delegated to the clinic's node.
+import { PgTransaction } from "drizzle-orm/pg-core";
 import { z } from "zod";
 import { type Db, callClinicJsonFunction, pgErrorInfo } from "@clinic/db";
 import { explainStart, freeResourcesAt } from "../../domain/slots.ts";
@@ -140,26 +141,25 @@ export function scheduleOf(
   return Object.fromEntries([clinicId, ...providerIds].map((scope) => [scope, context.scheduleVersions[scope] ?? 0]));
 }
 
-/** A write's answer: the appointment, or its error thrown; undefined when the schedule changed since the read. */
+/**
+ * A write's answer: the appointment, or its error thrown; "stale" when the schedule changed since the
+ * read, "lost" when the database broke the write up in a race ([lostRace]): read again.
+ */
 export async function write(
   db: Db,
   fn: "clinic_book_appointment" | "clinic_book_guest_hold" | "clinic_reschedule_appointment",
   clinicId: string,
   p: Record<string, unknown>,
-): Promise<{ appointment: AppointmentView; replayed: boolean } | undefined> {
+): Promise<{ appointment: AppointmentView; replayed: boolean } | "stale" | "lost"> {
   let raw: unknown;
   try {
     raw = await callClinicFunction(db, fn, clinicId, p);
   } catch (error) {
-    if (!lostRace(error)) throw error;
-    // The losers of a race the database broke up would read and write again all at once, and could
-    // break up again (on a loaded Citus, three times in a row: CONFLICT instead of SLOT_UNAVAILABLE).
-    // A few milliseconds apart, each re-read sees the winner's commit or queues behind its insert.
-    await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 45));
-    return undefined;
+    if (lostRace(error)) return "lost";
+    throw error;
   }
   const answer: WriteAnswer = writeSchema.parse(raw);
-  if ("stale" in answer) return undefined;
+  if ("stale" in answer) return "stale";
   if ("error" in answer) throw new DomainError(answer.error, answer.detail, { extra: answer.extra });
   return { appointment: appointmentFromJson(answer.appointment), replayed: answer.replayed };
 }
@@ -169,13 +169,25 @@ export async function write(
  * serialization failure (40001). Two bookings of one slot (or of buffered ranges that overlap) may
  * wait for each other in the exclusion constraint; the function catches that where it inserts, but
  * a deadlock found elsewhere, and on Citus the distributed deadlock detector's cancel, end the
- * whole statement. Nothing was written: the caller reads again like after {stale}, 5–50 ms later (a
- * random wait, so that the losers do not race each other again at once), and the re-read finds the
- * winner's appointment (409 SLOT_UNAVAILABLE) or the time still free (docs/performance.md).
+ * whole statement. Nothing was written: the caller reads again like after {stale}, after
+ * `afterLostRace`, and the re-read finds the winner's appointment (409 SLOT_UNAVAILABLE) or the time
+ * still free (docs/performance.md).
  */
 export function lostRace(error: unknown): boolean {
   const code = pgErrorInfo(error)?.code;
   return code === "40P01" || code === "40001";
+}
+
+/**
+ * Before a booking lost to a race reads again: 5–50 ms at random. The losers would otherwise read
+ * and write again all at once and could break each other up again (on a loaded Citus three times in
+ * a row: CONFLICT instead of SLOT_UNAVAILABLE); apart, each re-read sees the winner's commit or
+ * queues behind its insert. Not inside a transaction (the waitlist's offers): the database has
+ * aborted it, so the next statement fails at once, and waiting would only hold its locks longer.
+ */
+export async function afterLostRace(db: Db): Promise<void> {
+  if (db instanceof PgTransaction) return;
+  await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 45));
 }
 
 /**
@@ -195,6 +207,6 @@ export async function replayOrRefuse(
     idem,
     refuse: { code: refusal.domainCode, detail: refusal.message, extra: refusal.extra ?? {} },
   });
-  if (!answer) throw refusal;
+  if (typeof answer === "string") throw refusal;
   return answer;
 }

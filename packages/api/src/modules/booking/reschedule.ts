@@ -5,7 +5,15 @@ import type { RateLimit } from "../ratelimit/index.ts";
 import type { AppointmentActor, AppointmentView } from "./appointments.ts";
 import { type ScheduleContext, assertCandidate } from "../availability/index.ts";
 import { occupancyFields } from "./book.ts";
-import { freeAt, readStartContext, replayOrRefuse, resourcesWanted, scheduleOf, write } from "./clinicFunctions.ts";
+import {
+  afterLostRace,
+  freeAt,
+  readStartContext,
+  replayOrRefuse,
+  resourcesWanted,
+  scheduleOf,
+  write,
+} from "./clinicFunctions.ts";
 import { requestHash } from "./idempotency.ts";
 
 export interface RescheduleRequest {
@@ -70,7 +78,8 @@ export async function rescheduleAppointment(
       resources: resourcesWanted(checked.context, request.start),
       now: now.toISOString(),
     });
-    if (written) return written;
+    if (typeof written !== "string") return written;
+    if (written === "lost" && attempt < 2) await afterLostRace(db);
   }
   throw new DomainError("CONFLICT", "the appointment or its schedule kept changing while moving it; retry");
 }

@@ -228,8 +228,9 @@ const sentDelivery = (row: SentRow): DeliveryView => ({
 
 /**
  * Up to `count` deliveries of a webhook's batches in `webhook_sent`, newest first, after the cursor's.
- * Every batch holds at least one event and all of a batch's share its `sent_at`: the batches at the
- * cursor's instant and `count` before it hold every delivery the page can show.
+ * Every batch holds at least one event (an emptied one is deleted with its emptying) and all of a
+ * batch's share its `sent_at`: the batches at the cursor's instant, the `count` before it and any
+ * sharing the instant of the last of those hold every delivery the page can show.
  */
 async function sentDeliveries(
   db: Db,
@@ -239,13 +240,16 @@ async function sentDeliveries(
   count: number,
 ): Promise<DeliveryView[]> {
   const [at, id] = cursor === undefined ? [] : deliveryPages.values(cursor);
-  const own = sql`b.clinic_id = ${clinicId}::uuid and b.webhook_id = ${webhookId}::uuid`;
-  const batches =
-    at === undefined
-      ? sql`(select * from ${webhookSent} b where ${own} order by b.sent_at desc, b.first_seq desc limit ${count})`
-      : sql`(select * from ${webhookSent} b where ${own} and b.sent_at = ${at}
-             union all
-             (select * from ${webhookSent} b where ${own} and b.sent_at < ${at} order by b.sent_at desc, b.first_seq desc limit ${count}))`;
+  const own = (alias: string) =>
+    sql`${sql.raw(alias)}.clinic_id = ${clinicId}::uuid and ${sql.raw(alias)}.webhook_id = ${webhookId}::uuid`;
+  const before = (alias: string) => (at === undefined ? sql`` : sql`and ${sql.raw(alias)}.sent_at < ${at}`);
+  // The `count` newest batches before the cursor's instant, and every batch that shares the last
+  // one's instant (its events may sort before theirs), and those at the cursor's instant.
+  const oldest = sql`(select s.sent_at from ${webhookSent} s where ${own("s")} ${before("s")}
+                      order by s.sent_at desc offset ${count - 1} limit 1)`;
+  const batches = sql`(select * from ${webhookSent} b where ${own("b")} ${before("b")}
+                         and b.sent_at >= coalesce(${oldest}, '-infinity'::timestamptz)
+                       ${at === undefined ? sql`` : sql`union all select * from ${webhookSent} b where ${own("b")} and b.sent_at = ${at}`})`;
   const rows = rowsOf<SentRow>(
     await db.execute(sql`
       select d.id, e.id as event_id, e.type as event_type, x.code, b.sent_at
@@ -368,12 +372,12 @@ export async function retryDelivery(
     let row = await lockedDelivery(tx, clinicId, webhookId, deliveryId);
     if (!row) {
       const moved = await moveSentDelivery(tx, clinicId, webhookId, deliveryId);
-      if (moved === "none") throw notFound("delivery");
       if (moved === "moved") {
         await scheduleAttempt(tx, clinicId, deliveryId, 1, 0, now);
         return;
       }
-      // Another retry moved it first and has committed its row: this retry is of that row.
+      // Not in a batch: unknown, or another retry moved it (and committed its row) after this one
+      // looked for the row: this retry is of that row.
       row = await lockedDelivery(tx, clinicId, webhookId, deliveryId);
       if (!row) throw notFound("delivery");
     }
@@ -457,6 +461,7 @@ async function moveSentDelivery(
       returning cardinality(b.seqs) as left, b.sent_at`),
   );
   if (!moved) return "raced";
+  // Emptied: deleted in the same transaction (a committed batch is never empty).
   if (moved.left === 0) await tx.execute(sql`delete from ${webhookSent} b where ${batch}`);
   const at = new Date(moved.sent_at);
   await tx.insert(webhookDeliveries).values({
