@@ -14,8 +14,10 @@ import {
   codeOf,
   createUser,
   pinnedNow,
+  refusalDetailsOf,
   useTestDatabase,
 } from "../testing/index.ts";
+import { DomainError } from "../src/errors.ts";
 
 const t = useTestDatabase();
 const MIN = 60_000;
@@ -100,12 +102,18 @@ describe.skipIf(!inject("databaseUrl"))("the front desk under concurrency (Postg
         callerFor(t.db, await addMember(t.db, c.clinicId, { role: "STAFF" }), { now: clock(after) }),
       ),
     );
-    const outcomes = await Promise.all(
+    const settled = await Promise.allSettled(
       callers.map((api) =>
-        outcome(api.appointments.book({ clinic_id: c.clinicId, service_id: service, start, patient: { name: "P" } })),
+        api.appointments.book({ clinic_id: c.clinicId, service_id: service, start, patient: { name: "P" } }),
       ),
     );
-    expect([count(outcomes, "OK"), count(outcomes, "SLOT_UNAVAILABLE")], JSON.stringify(outcomes)).toEqual([1, 9]);
+    const outcomes = settled.map((r) =>
+      r.status === "fulfilled" ? "OK" : r.reason instanceof DomainError ? r.reason.domainCode : "THREW",
+    );
+    expect(
+      [count(outcomes, "OK"), count(outcomes, "SLOT_UNAVAILABLE")],
+      `${JSON.stringify(outcomes)}: ${refusalDetailsOf(settled)}`,
+    ).toEqual([1, 9]);
     const rows = await t.db
       .select({ status: appointments.status })
       .from(appointments)
