@@ -4,8 +4,9 @@
 // "Races that failed now and then"). The failure is injected once by a trigger on the events the
 // booking records last, for this test's clinic only.
 import { sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { rowsOf } from "@clinic/db";
+import { afterLostRace } from "../src/modules/booking/clinicFunctions.ts";
 import { addService, bookableClinic, callerFor, pinnedNow, useTestDatabase } from "../testing/index.ts";
 
 const t = useTestDatabase();
@@ -71,4 +72,34 @@ describe("a write that loses a race the database broke up", () => {
       expect("dry_run" in series).toBe(false);
     });
   }
+});
+
+describe("the wait after a lost race (afterLostRace)", () => {
+  it("waits 5-50 ms before the next read, and not at all inside a transaction the database has aborted", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout"] });
+    try {
+      let waited = false;
+      const outside = afterLostRace(t.db).then(() => {
+        waited = true;
+      });
+      await vi.advanceTimersByTimeAsync(4);
+      expect(waited).toBe(false);
+      await vi.advanceTimersByTimeAsync(46);
+      await outside;
+      expect(waited).toBe(true);
+    } finally {
+      vi.useRealTimers();
+    }
+    // Inside a transaction it returns at once: within two microtask turns, before any timer could run.
+    await t.db.transaction(async (tx) => {
+      let done = false;
+      const inside = afterLostRace(tx).then(() => {
+        done = true;
+      });
+      await Promise.resolve();
+      await Promise.resolve();
+      expect(done).toBe(true);
+      await inside;
+    });
+  });
 });
