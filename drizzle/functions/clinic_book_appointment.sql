@@ -63,6 +63,11 @@ DECLARE
   -- in the one insert that claims it (a failed request rolls both back).
   v_new_id uuid := coalesce(v_hold_id, clinic_uuid_v7());
   v_cleared boolean := false;
+  -- p.clear_holds_apart: expired holds in the way are not deleted here; the answer is
+  -- {clear_holds} and the caller clears them in a statement of its own (clinic_clear_holds_in_way)
+  -- and writes again without it. A caller inside a transaction (a waitlist offer) or a series
+  -- occurrence clears them here.
+  v_clear_apart boolean := coalesce((p->>'clear_holds_apart')::boolean, false);
   v_state text;
 BEGIN
   BEGIN
@@ -185,7 +190,8 @@ BEGIN
       -- the patient's own overlapping appointment refuses every candidate. An expired hold still
       -- occupies its time in the constraints (they cannot read the clock): the first refusal clears
       -- the expired holds in the way (clinic_cleared_expired_holds) and, when there were any, tries
-      -- the same candidate once more; a booking that finds its time free clears nothing.
+      -- the same candidate once more (or, p.clear_holds_apart, answers {clear_holds}); a booking that
+      -- finds its time free clears nothing.
       FOREACH v_provider IN ARRAY coalesce(v_providers, '{}') LOOP
         -- A group session (§14): the seats of one slot share a key, which lets them overlap each
         -- other and nothing else; they are counted under a lock of the key, so the last seat is
@@ -231,7 +237,15 @@ BEGIN
           -- (A deadlock is with a writer under way, never with an expired hold, which is committed.)
           IF NOT v_cleared AND v_state = '23P01' THEN
             v_cleared := true;
-            IF clinic_cleared_expired_holds(p_clinic_id, v_providers, (p->>'occupied_start')::timestamptz,
+            IF v_clear_apart THEN
+              -- Cleared by the caller in a statement of its own, then written again: deleted here,
+              -- a hold stays deleted-but-uncommitted while this re-inserts, and racers that inserted
+              -- meanwhile wait for this transaction as it waits for theirs (a deadlock a second).
+              IF cardinality(clinic_expired_holds_in_way(p_clinic_id, v_providers, (p->>'occupied_start')::timestamptz,
+                   (p->>'occupied_end')::timestamptz, v_patient, v_start, v_end, v_now)) > 0 THEN
+                RAISE EXCEPTION USING ERRCODE = 'CL003', MESSAGE = 'expired holds in the way';
+              END IF;
+            ELSIF clinic_cleared_expired_holds(p_clinic_id, v_providers, (p->>'occupied_start')::timestamptz,
                  (p->>'occupied_end')::timestamptz, v_patient, v_start, v_end, v_now) > 0 THEN
               CONTINUE attempt;
             END IF;
@@ -319,6 +333,8 @@ BEGIN
       RETURN jsonb_build_object('error', v_msg, 'detail', v_detail, 'extra', coalesce(nullif(v_hint, '')::jsonb, '{}'::jsonb));
     WHEN SQLSTATE 'CL002' THEN
       RETURN jsonb_build_object('stale', true);
+    WHEN SQLSTATE 'CL003' THEN
+      RETURN jsonb_build_object('clear_holds', true);
   END;
 END $function$;
 --> statement-breakpoint

@@ -22,6 +22,7 @@ const writeSchema = z.union([
   z.object({ appointment: z.record(z.string(), z.unknown()), replayed: z.boolean() }),
   z.object({ error: z.enum(domainCodes), detail: z.string(), extra: z.record(z.string(), z.unknown()) }),
   z.object({ stale: z.literal(true) }),
+  z.object({ clear_holds: z.literal(true) }),
 ]);
 type WriteAnswer = z.infer<typeof writeSchema>;
 
@@ -32,7 +33,8 @@ type ClinicFunction =
   | "clinic_set_status"
   | "clinic_release_hold"
   | "clinic_expire_confirmation"
-  | "clinic_book_series";
+  | "clinic_book_series"
+  | "clinic_clear_holds_in_way";
 
 /** One statement: `select fn(clinic_id, p)`, answered as the function's jsonb. */
 export async function callClinicFunction(
@@ -144,6 +146,13 @@ export function scheduleOf(
 /**
  * A write's answer: the appointment, or its error thrown; "stale" when the schedule changed since the
  * read, "lost" when the database broke the write up in a race ([lostRace]): read again.
+ *
+ * A booking's expired holds in the way (§13) are cleared apart: outside a transaction the booking
+ * asks for it (`clear_holds_apart`), and when it answers {clear_holds} they are deleted in a
+ * statement of their own (clinic_clear_holds_in_way) and the same write is sent again, clearing in
+ * place a hold that expired since. Deleted inside the write, a hold stayed deleted-but-uncommitted
+ * while the booking inserted again, and racers that inserted meanwhile waited for it as it waited
+ * for them: on Citus under load, a deadlock a second, three in a row (docs/front-desk.md).
  */
 export async function write(
   db: Db,
@@ -151,14 +160,21 @@ export async function write(
   clinicId: string,
   p: Record<string, unknown>,
 ): Promise<{ appointment: AppointmentView; replayed: boolean } | "stale" | "lost"> {
-  let raw: unknown;
+  const apart = fn !== "clinic_reschedule_appointment" && !(db instanceof PgTransaction);
+  let answer: WriteAnswer;
   try {
-    raw = await callClinicFunction(db, fn, clinicId, p);
+    answer = writeSchema.parse(
+      await callClinicFunction(db, fn, clinicId, apart ? { ...p, clear_holds_apart: true } : p),
+    );
+    if ("clear_holds" in answer) {
+      await callClinicFunction(db, "clinic_clear_holds_in_way", clinicId, p);
+      answer = writeSchema.parse(await callClinicFunction(db, fn, clinicId, p));
+    }
   } catch (error) {
     if (lostRace(error)) return "lost";
     throw error;
   }
-  const answer: WriteAnswer = writeSchema.parse(raw);
+  if ("clear_holds" in answer) throw new Error(`${fn} asked to clear holds it was to clear itself`);
   if ("stale" in answer) return "stale";
   if ("error" in answer) throw new DomainError(answer.error, answer.detail, { extra: answer.extra });
   return { appointment: appointmentFromJson(answer.appointment), replayed: answer.replayed };

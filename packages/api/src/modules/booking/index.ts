@@ -8,4 +8,11 @@ export * from "./reschedule.ts";
 export * from "./reminders.ts";
 export * from "./status.ts";
 export * from "./confirmation.ts";
-export { appointmentFromJson, callClinicFunction, lostRace, resourcesWanted, scheduleOf } from "./clinicFunctions.ts";
+export {
+  afterLostRace,
+  appointmentFromJson,
+  callClinicFunction,
+  lostRace,
+  resourcesWanted,
+  scheduleOf,
+} from "./clinicFunctions.ts";

@@ -13,6 +13,7 @@ import { checkAnswers } from "../../schemas/questions.ts";
 import { type ScheduleContext, assertCandidate, readScheduleContext, reasonDetail } from "../availability/index.ts";
 import {
   type PatientInput,
+  afterLostRace,
   callClinicFunction,
   lostRace,
   occupancyFields,
@@ -325,8 +326,10 @@ async function write(
   try {
     raw = await callClinicFunction(db, "clinic_book_series", clinicId, p);
   } catch (error) {
-    // A deadlock or serialization failure: nothing was written, read again like after {stale}.
+    // A deadlock or serialization failure: nothing was written, read again like after {stale},
+    // 5-50 ms later (afterLostRace, as a booking's).
     if (!lostRace(error)) throw error;
+    await afterLostRace(db);
     raw = { stale: true };
   }
   const answer = writeSchema.parse(raw);
