@@ -130,6 +130,31 @@ describe("schema", () => {
     expect(unindexed).toEqual([]);
   });
 
+  it("indexes a patient's appointments only where there is a patient user, and a patient's query still reads that index", async () => {
+    // A staff booking for a patient by name (most bookings) writes no entry of it (issue 49).
+    const [index] = rowsOf<{ definition: string }>(
+      await handle.db.execute(sql`select pg_get_indexdef('appointments_patient_start_idx'::regclass) as definition`),
+    );
+    expect(index?.definition).toMatch(/WHERE \(patient_user_id IS NOT NULL\)$/);
+    // The open-bookings count of clinic_book_appointment (a generic plan: the patient is a parameter).
+    const plan = await handle.db.transaction(async (tx) => {
+      // On Citus the shard's node plans it: the setting goes there too.
+      const [citus] = rowsOf<{ on: boolean }>(
+        await tx.execute(sql`select exists (select 1 from pg_extension where extname = 'citus') as on`),
+      );
+      if (citus?.on) await tx.execute(sql`set local citus.propagate_set_commands = 'local'`);
+      await tx.execute(sql`set local enable_seqscan = off`);
+      return rowsOf<{ "QUERY PLAN": string }>(
+        await tx.execute(sql`explain select count(*) from appointments a
+          where a.clinic_id = ${crypto.randomUUID()}::uuid and a.patient_user_id = ${crypto.randomUUID()}::uuid
+            and a.starts_at > now()`),
+      )
+        .map((r) => r["QUERY PLAN"])
+        .join("\n");
+    });
+    expect(plan).toMatch(/appointments_patient_start_idx/);
+  });
+
   it("keeps the rate-limit counters unlogged (no WAL a booking request) and every other table logged", async () => {
     const tables = rowsOf<{ relname: string; relpersistence: string }>(
       await handle.db.execute(sql`select c.relname, c.relpersistence::text as relpersistence from pg_class c

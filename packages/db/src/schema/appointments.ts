@@ -235,7 +235,11 @@ export const appointments = pgTable(
     index("appointments_clinic_start_idx").on(t.clinicId, t.startsAt, t.id),
     index("appointments_clinic_provider_start_idx").on(t.clinicId, t.providerId, t.startsAt),
     // A patient's own appointments (a patient's list U1, and the open-bookings count of one clinic).
-    index("appointments_patient_start_idx").on(t.patientUserId, t.startsAt, t.id),
+    // Only rows with a patient user: a staff booking for a patient by name (most bookings) writes no
+    // entry (issue 49); every query of it names the patient, which implies the predicate.
+    index("appointments_patient_start_idx")
+      .on(t.patientUserId, t.startsAt, t.id)
+      .where(sql`${t.patientUserId} is not null`),
     // A user's deletion sets booked_by_user_id to null: without this, a scan of every appointment.
     index("appointments_booked_by_idx").on(t.bookedByUserId),
     index("appointments_series_idx")
