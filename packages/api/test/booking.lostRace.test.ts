@@ -21,13 +21,14 @@ beforeAll(async () => {
   citus = row?.on ?? false;
 });
 
-async function failOnce(clinicId: string, sqlstate: "40P01" | "40001") {
+/** The clinic's next `times` event inserts fail with `sqlstate` (the booking's write loses a race). */
+async function failOnce(clinicId: string, sqlstate: "40P01" | "40001", times = 1) {
   const name = `lost_race_${sqlstate.toLowerCase()}`;
   await t.db.execute(sql.raw(`CREATE SEQUENCE IF NOT EXISTS ${name}_once`));
   await t.db.execute(
     sql.raw(`CREATE OR REPLACE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $f$
     BEGIN
-      IF NEW.clinic_id = '${clinicId}'::uuid AND nextval('${name}_once') = 1 THEN
+      IF NEW.clinic_id = '${clinicId}'::uuid AND nextval('${name}_once') <= ${String(times)} THEN
         RAISE EXCEPTION USING ERRCODE = '${sqlstate}', MESSAGE = 'injected lost race';
       END IF;
       RETURN NEW;
@@ -72,6 +73,31 @@ describe("a write that loses a race the database broke up", () => {
       expect("dry_run" in series).toBe(false);
     });
   }
+});
+
+describe("lost races in a row", () => {
+  const bookAfter = async (losses: number) => {
+    const c = await bookableClinic(t.db);
+    const service = await addService(t.db, c.clinicId, { providerId: c.provider.id, durationMin: 30 });
+    await t.db.execute(sql.raw(`ALTER SEQUENCE IF EXISTS lost_race_40p01_once RESTART`));
+    await failOnce(c.clinicId, "40P01", losses);
+    return callerFor(t.db, c.staff, { now: pinnedNow }).appointments.book({
+      clinic_id: c.clinicId,
+      service_id: service,
+      start: new Date("2027-03-15T10:00:00Z"),
+      patient: { name: "Pat" },
+    });
+  };
+
+  it("do not use up the three reads for a changed schedule: five, and the sixth attempt books", async (ctx) => {
+    if (citus) ctx.skip();
+    expect((await bookAfter(5)).status).toBe("booked");
+  });
+
+  it("end in 409 CONFLICT after six", async (ctx) => {
+    if (citus) ctx.skip();
+    await expect(bookAfter(6)).rejects.toMatchObject({ domainCode: "CONFLICT" });
+  });
 });
 
 describe("the wait after a lost race (afterLostRace)", () => {

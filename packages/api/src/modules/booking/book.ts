@@ -7,7 +7,7 @@ import type { RateLimit } from "../ratelimit/index.ts";
 import { checkAnswers } from "../../schemas/questions.ts";
 import type { AppointmentView } from "./appointments.ts";
 import {
-  afterLostRace,
+  WriteAttempts,
   freeAt,
   readStartContext,
   replayOrRefuse,
@@ -202,7 +202,7 @@ async function bookInZone(
   };
   if (request.holdId !== undefined) return bookHold(db, request, request.holdId, idem, common, now);
   const writer = request.guestAddress === undefined ? fn : "clinic_book_guest_hold";
-  for (let attempt = 0; attempt < 3; attempt++) {
+  for (const attempts = new WriteAttempts(); attempts.next();) {
     let context: ScheduleContext;
     let order: string[];
     let answers: BookingAnswer[] | undefined;
@@ -213,7 +213,7 @@ async function bookInZone(
         {
           ...request,
           date,
-          rateLimit: attempt === 0 ? request.rateLimit : undefined,
+          rateLimit: attempts.first ? request.rateLimit : undefined,
           access: request.gate?.forRead(request.timeZone),
         },
         now,
@@ -235,7 +235,7 @@ async function bookInZone(
       schedule: scheduleOf(context, request.clinicId, order),
     });
     if (typeof written !== "string") return written;
-    if (written === "lost" && attempt < 2) await afterLostRace(db);
+    await attempts.after(db, written);
   }
   throw new DomainError("CONFLICT", "the schedule kept changing while booking; retry");
 }

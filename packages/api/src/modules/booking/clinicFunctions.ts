@@ -207,6 +207,39 @@ export async function afterLostRace(db: Db): Promise<void> {
 }
 
 /**
+ * The attempts of a booking's or a move's read-and-write loop: at most three reads for a schedule
+ * that changed ({stale}), and a lost race ([lostRace]) does not use one of them: the database broke
+ * a cycle of writers up, so one of them went on, and the loser reads again after `afterLostRace`.
+ * Six attempts in all, then 409 CONFLICT. (With lost races counted among the three, the losers of a
+ * race on a loaded Citus answered CONFLICT after three deadlocks in a row, where reading once more
+ * finds the winner: SLOT_UNAVAILABLE.)
+ */
+export class WriteAttempts {
+  private reads = 0;
+  private stale = 0;
+
+  /** Whether this is the first read (the one that counts toward the rate limit). */
+  get first(): boolean {
+    return this.reads === 0;
+  }
+
+  /** Before a read: whether another attempt may be made. */
+  next(): boolean {
+    return this.reads < 6 && this.stale < 3;
+  }
+
+  /** After a read, its write's outcome when it did not answer: "stale" or "lost" (then the wait). */
+  async after(db: Db, outcome: "stale" | "lost" | undefined): Promise<void> {
+    this.reads++;
+    if (outcome === "lost") {
+      if (this.next()) await afterLostRace(db);
+    } else {
+      this.stale++;
+    }
+  }
+}
+
+/**
  * A request with an idempotency key that the read refused: the write replays the booking the key
  * made (whatever has changed since), or the refusal stands.
  */

@@ -6,7 +6,7 @@ import type { AppointmentActor, AppointmentView } from "./appointments.ts";
 import { type ScheduleContext, assertCandidate } from "../availability/index.ts";
 import { occupancyFields } from "./book.ts";
 import {
-  afterLostRace,
+  WriteAttempts,
   freeAt,
   readStartContext,
   replayOrRefuse,
@@ -53,12 +53,12 @@ export async function rescheduleAppointment(
           key: request.idempotencyKey,
           hash: requestHash(["reschedule", appointmentId, request.start.toISOString(), request.providerId ?? null]),
         };
-  for (let attempt = 0; attempt < 3; attempt++) {
+  for (const attempts = new WriteAttempts(); attempts.next();) {
     let checked: { context: ScheduleContext; providerId: string; revision: number };
     try {
       const context = await readStartContext(
         db,
-        { ...request, date, rateLimit: attempt === 0 ? request.rateLimit : undefined },
+        { ...request, date, rateLimit: attempts.first ? request.rateLimit : undefined },
         now,
       );
       checked = { context, ...checkMove(context, request, actor, now) };
@@ -79,7 +79,7 @@ export async function rescheduleAppointment(
       now: now.toISOString(),
     });
     if (typeof written !== "string") return written;
-    if (written === "lost" && attempt < 2) await afterLostRace(db);
+    await attempts.after(db, written);
   }
   throw new DomainError("CONFLICT", "the appointment or its schedule kept changing while moving it; retry");
 }
