@@ -4,8 +4,7 @@
 -- per occurrence, by clinic_book_series (p.defer_changes). In order: the key claimed or replayed
 -- (§6 Idempotency-Key); the hold checked (§13: 404, HOLD_EXPIRED); §13 NO_SHOW_LIMIT; §9
 -- BOOKING_LIMIT under the lock of the patient's clinic_patients row; §13's 3 holds per caller
--- under an advisory lock; per candidate, in a subtransaction: a queue of the writers of its start
--- (an advisory lock of clinic, provider and start, held until the commit), the shared provider's time and the
+-- under an advisory lock; per candidate, in a subtransaction: the shared provider's time and the
 -- resources (§14), then the row, which the exclusion constraints let in once (§6: one 201; §13
 -- PATIENT_DOUBLE_BOOKED; §14 seats counted under their session key's lock); the schedule re-checked
 -- (changed: {stale}, read again); the 48-hour confirmation expiry of a pending one (§13); the
@@ -215,12 +214,6 @@ BEGIN
         <<attempt>> LOOP
         BEGIN
           v_id := v_new_id;
-          -- The writers of this provider and start queue here, each until it commits (or this
-          -- candidate fails), and then meet the constraints one at a time. Inserting at once, each
-          -- waited in the exclusion constraint for the others' uncommitted rows: a cycle the
-          -- database breaks up, and on Citus a livelock (its detector cancels the youngest, whose
-          -- retry inserts again while the oldest is still checking; docs/front-desk.md).
-          PERFORM clinic_queue_slot(p_clinic_id, v_provider, v_start);
           -- A provider of several clinics: their time in all of them first (refused when taken elsewhere).
           PERFORM clinic_claim_busy(p_clinic_id, v_id, v_provider, (p->>'occupied_start')::timestamptz,
             (p->>'occupied_end')::timestamptz, v_session, v_held_until, v_now);

@@ -70,9 +70,6 @@ BEGIN
       WHERE a.clinic_id = p_clinic_id AND a.provider_id = v_provider AND a.starts_at = v_start AND a.session_key = v_session
         AND a.id <> v_id AND clinic_occupies(a.status, a.held_until, (p->>'now')::timestamptz) LIMIT 1;
     END IF;
-    -- The movers and bookers of this provider's start queue here, each until it commits
-    -- (clinic_queue_slot; docs/front-desk.md).
-    PERFORM clinic_queue_slot(p_clinic_id, v_provider, v_start);
     PERFORM clinic_clear_expired_holds(p_clinic_id, ARRAY[v_provider], (p->>'occupied_start')::timestamptz,
       (p->>'occupied_end')::timestamptz, v_current.patient_user_id, v_start, (p->>'end')::timestamptz, (p->>'now')::timestamptz);
     BEGIN

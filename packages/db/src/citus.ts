@@ -179,7 +179,6 @@ export const distributedFunctions: readonly { signature: string; clinicArgument:
     clinicArgument: "p_clinic_id",
   },
   { signature: "clinic_clear_holds_in_way(uuid,jsonb)", clinicArgument: "p_clinic_id" },
-  { signature: "clinic_queue_slot(uuid,uuid,timestamptz)", clinicArgument: "p_clinic_id" },
   {
     signature: "clinic_transition_refusal(text,text,boolean,boolean,timestamptz,timestamptz,timestamptz)",
     clinicArgument: null,
