@@ -121,6 +121,35 @@ describe.skipIf(!inject("databaseUrl"))("the front desk under concurrency (Postg
     expect(rows.map((r) => r.status)).toEqual(["booked"]);
   });
 
+  it("clears the expired holds in a booking's way in a statement of its own: they stay gone when the booking is refused after", async () => {
+    // The patient's own appointment with another provider at the same time refuses the booking
+    // (PATIENT_DOUBLE_BOOKED) after the expired hold was cleared; cleared inside the write, the
+    // delete would roll back with the refusal.
+    const c = await bookableClinic(t.db);
+    await c.asAdmin.clinics.update({ clinic_id: c.clinicId, online_booking: true, max_open_bookings_per_patient: 20 });
+    const mine = await addService(t.db, c.clinicId, { providerId: c.provider.id, durationMin: 30 });
+    const other = await addProvider(t.db, c.clinicId, "Other Provider");
+    await addHours(t.db, c.clinicId, other.id, [1, 2, 3, 4, 5], "09:00", "17:00");
+    const theirs = await addService(t.db, c.clinicId, { providerId: other.id, durationMin: 30 });
+    const hold = await callerFor(t.db, c.staff, { now: pinnedNow }).appointments.hold({
+      clinic_id: c.clinicId,
+      service_id: mine,
+      start,
+    });
+    const after = clock((hold.held_until?.getTime() ?? 0) + MIN);
+    const patient = callerFor(t.db, await createUser(t.db), { now: after });
+    await patient.onlineBooking.book({ clinic_id: c.clinicId, service_id: theirs, start, patient: { name: "Pat" } });
+    const refused = await outcome(
+      patient.onlineBooking.book({ clinic_id: c.clinicId, service_id: mine, start, patient: { name: "Pat" } }),
+    );
+    expect(refused).toBe("PATIENT_DOUBLE_BOOKED");
+    const held = await t.db
+      .select({ id: appointments.id })
+      .from(appointments)
+      .where(and(eq(appointments.clinicId, c.clinicId), eq(appointments.id, hold.id)));
+    expect(held).toEqual([]);
+  });
+
   it("one patient's 20 parallel requests for overlapping times with five providers: exactly one is booked", async () => {
     const c = await bookableClinic(t.db);
     await c.asAdmin.clinics.update({ clinic_id: c.clinicId, online_booking: true, max_open_bookings_per_patient: 20 });

@@ -229,7 +229,7 @@ export class WriteAttempts {
   }
 
   /** After a read, its write's outcome when it did not answer: "stale" or "lost" (then the wait). */
-  async after(db: Db, outcome: "stale" | "lost" | undefined): Promise<void> {
+  async after(db: Db, outcome: "stale" | "lost"): Promise<void> {
     this.reads++;
     if (outcome === "lost") {
       if (this.next()) await afterLostRace(db);
