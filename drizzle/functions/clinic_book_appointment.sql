@@ -57,6 +57,7 @@ DECLARE
   v_taken jsonb := '[]'::jsonb;
   v_kept record;
   v_defer boolean := coalesce((p->>'defer_changes')::boolean, false);
+  v_wait_first boolean := coalesce((p->>'wait_first')::boolean, false);
   v_answers jsonb;
   v_reminders_after timestamptz;
   -- The appointment's id, known before anything is written: the idempotency key is stored with it
@@ -220,6 +221,28 @@ BEGIN
           -- The resources the service needs, one of each kind (the free ones the read found, by name).
           v_taken := clinic_claim_resources(p_clinic_id, v_id, p->'resources', (p->>'occupied_start')::timestamptz,
             (p->>'occupied_end')::timestamptz, v_session, v_session_resources, v_held_until, v_now);
+          -- After a lost race (p.wait_first, the caller's next attempt) the row waits for the slot's
+          -- writers in flight before it is in the table: ON CONFLICT DO NOTHING checks the exclusion
+          -- constraints first and waits there for an uncommitted conflicting row's writer, so the
+          -- oldest racer's check, which restarts after each wait, never meets this retry's row and
+          -- waits for it (on Citus a livelock: docs/front-desk.md). Let in: done. Refused by a
+          -- committed row: the plain insert below meets it at once and names its constraint.
+          IF v_wait_first THEN
+            INSERT INTO appointments (clinic_id, id, service_id, provider_id, starts_at, ends_at, buffer_before_min, buffer_after_min,
+                                      occupied_start, occupied_end, status, held_until, status_history, patient_name, patient_email,
+                                      patient_phone_e164, notes, booked_by_user_id, patient_user_id, session_key, series_id, resources, answers,
+                                      reminders_after)
+            VALUES (p_clinic_id, v_id, (p->>'service_id')::uuid, v_provider, v_start, v_end,
+                    (p->>'buffer_before_min')::integer, (p->>'buffer_after_min')::integer,
+                    (p->>'occupied_start')::timestamptz, (p->>'occupied_end')::timestamptz, v_status, v_held_until,
+                    jsonb_build_array(clinic_status_entry(v_status, v_now, v_user, NULL)),
+                    p->>'patient_name', p->>'patient_email', p->>'patient_phone', p->>'notes', v_user, v_patient, v_session, v_series, v_taken,
+                    coalesce(p->'answers', '[]'::jsonb), v_reminders_after)
+            ON CONFLICT DO NOTHING;
+            IF FOUND THEN
+              EXIT attempt;
+            END IF;
+          END IF;
           INSERT INTO appointments (clinic_id, id, service_id, provider_id, starts_at, ends_at, buffer_before_min, buffer_after_min,
                                     occupied_start, occupied_end, status, held_until, status_history, patient_name, patient_email,
                                     patient_phone_e164, notes, booked_by_user_id, patient_user_id, session_key, series_id, resources, answers,

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { and, eq, sql } from "drizzle-orm";
-import { type DbHandle, appointments, closures, hasCitus, openDatabase, rowsOf } from "@clinic/db";
+import { and, eq } from "drizzle-orm";
+import { type DbHandle, appointments, closures, openDatabase } from "@clinic/db";
 import { TEST_CONNECT_TIMEOUT_S } from "@clinic/db/testing";
 import { invalidateAvailability } from "../src/modules/availability/index.ts";
-import { addService, bookableClinic, callerFor, codeOf, pinnedNow } from "../testing/index.ts";
+import { addService, bookableClinic, callerFor, codeOf, lockWaiters, pinnedNow } from "../testing/index.ts";
 
 // A booking checks the schedule it read, and the write re-checks that schedule's version under a
 // key-share lock (docs/performance.md#re-checking-the-schedule-without-making-bookings-wait-for-each-other).
@@ -53,16 +53,8 @@ describe.skipIf(!databaseUrl)("a booking racing a schedule change (PostgreSQL)",
     );
     // The booking has read the schedule (without the closure) once its write waits for a lock
     // (on Citus the write runs on the clinic's worker: citus_stat_activity shows every node's).
-    const activity = (await hasCitus(writer.db)) ? sql.raw("citus_stat_activity") : sql.raw("pg_stat_activity");
-    const waiting = async () =>
-      rowsOf<{ n: number }>(
-        await writer.db.execute(
-          sql`select count(*)::int as n from ${activity} where wait_event_type = 'Lock' and query like '%clinic_book_appointment%'`,
-        ),
-      )[0]?.n ?? 0;
     try {
-      for (let i = 0; i < 200 && (await waiting()) === 0; i++) await new Promise((resolve) => setTimeout(resolve, 50));
-      expect(await waiting()).toBeGreaterThan(0);
+      expect(await lockWaiters(writer.db, "clinic_book_appointment")).toBeGreaterThan(0);
     } finally {
       release();
     }

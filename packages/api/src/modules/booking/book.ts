@@ -233,6 +233,7 @@ async function bookInZone(
       ...(answers === undefined ? {} : { answers }),
       resources: resourcesWanted(context, request.start),
       schedule: scheduleOf(context, request.clinicId, order),
+      ...attempts.retryFields,
     });
     if (typeof written !== "string") return written;
     await attempts.after(db, written);

@@ -217,10 +217,20 @@ export async function afterLostRace(db: Db): Promise<void> {
 export class WriteAttempts {
   private reads = 0;
   private stale = 0;
+  private lost = false;
 
   /** Whether this is the first read (the one that counts toward the rate limit). */
   get first(): boolean {
     return this.reads === 0;
+  }
+
+  /**
+   * The write's `wait_first` after a lost race: its row waits for the slot's writers in flight
+   * before it is in the table (clinic_book_appointment), so that the oldest of them, whose check
+   * restarts after each wait, does not meet it and wait for it again (on Citus, a livelock).
+   */
+  get retryFields(): { wait_first?: true } {
+    return this.lost ? { wait_first: true } : {};
   }
 
   /** Before a read: whether another attempt may be made. */
@@ -231,6 +241,7 @@ export class WriteAttempts {
   /** After a read, its write's outcome when it did not answer: "stale" or "lost" (then the wait). */
   async after(db: Db, outcome: "stale" | "lost"): Promise<void> {
     this.reads++;
+    this.lost = outcome === "lost";
     if (outcome === "lost") {
       if (this.next()) await afterLostRace(db);
     } else {
