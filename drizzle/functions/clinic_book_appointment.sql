@@ -170,7 +170,7 @@ BEGIN
       FROM appointments a WHERE a.clinic_id = p_clinic_id AND a.id = v_hold_id;
       BEGIN
         PERFORM clinic_claim_busy(p_clinic_id, v_hold_id, v_provider, v_kept.occupied_start, v_kept.occupied_end,
-          v_kept.session_key, NULL, v_now);
+          v_kept.session_key, NULL, v_now, false);
       EXCEPTION WHEN exclusion_violation THEN
         RAISE EXCEPTION USING ERRCODE = 'CL001', MESSAGE = 'SLOT_UNAVAILABLE',
           DETAIL = 'the provider was booked in another clinic after the hold ended; hold or book another time';
@@ -179,7 +179,7 @@ BEGIN
         BEGIN
           PERFORM clinic_claim_resources(p_clinic_id, v_hold_id,
             (SELECT jsonb_agg(jsonb_build_object('kind', e->>'kind', 'ids', jsonb_build_array(e->>'id'))) FROM jsonb_array_elements(v_kept.resources) AS e),
-            v_kept.occupied_start, v_kept.occupied_end, v_kept.session_key, v_kept.resources, NULL, v_now);
+            v_kept.occupied_start, v_kept.occupied_end, v_kept.session_key, v_kept.resources, NULL, v_now, false);
         EXCEPTION WHEN exclusion_violation THEN
           RAISE EXCEPTION USING ERRCODE = 'CL001', MESSAGE = 'SLOT_UNAVAILABLE',
             DETAIL = 'a room or device of the hold was booked after the hold ended; hold or book another time';
@@ -217,16 +217,17 @@ BEGIN
           v_id := v_new_id;
           -- A provider of several clinics: their time in all of them first (refused when taken elsewhere).
           PERFORM clinic_claim_busy(p_clinic_id, v_id, v_provider, (p->>'occupied_start')::timestamptz,
-            (p->>'occupied_end')::timestamptz, v_session, v_held_until, v_now);
+            (p->>'occupied_end')::timestamptz, v_session, v_held_until, v_now, v_wait_first);
           -- The resources the service needs, one of each kind (the free ones the read found, by name).
           v_taken := clinic_claim_resources(p_clinic_id, v_id, p->'resources', (p->>'occupied_start')::timestamptz,
-            (p->>'occupied_end')::timestamptz, v_session, v_session_resources, v_held_until, v_now);
+            (p->>'occupied_end')::timestamptz, v_session, v_session_resources, v_held_until, v_now, v_wait_first);
           -- After a lost race (p.wait_first, the caller's next attempt) the row waits for the slot's
-          -- writers in flight before it is in the table: ON CONFLICT DO NOTHING checks the exclusion
-          -- constraints first and waits there for an uncommitted conflicting row's writer, so the
-          -- oldest racer's check, which restarts after each wait, never meets this retry's row and
-          -- waits for it (on Citus a livelock: docs/front-desk.md). Let in: done. Refused by a
-          -- committed row: the plain insert below meets it at once and names its constraint.
+          -- writers in flight before it is in the table, as the shared provider's time above does:
+          -- ON CONFLICT DO NOTHING checks the exclusion constraints first and waits there for an
+          -- uncommitted conflicting row's writer, so the oldest racer's check, which restarts after
+          -- each wait, never meets this retry's row and waits for it (on Citus a livelock:
+          -- docs/front-desk.md). Let in: done. Refused by a committed row: the plain insert below
+          -- meets it at once and names its constraint.
           IF v_wait_first THEN
             INSERT INTO appointments (clinic_id, id, service_id, provider_id, starts_at, ends_at, buffer_before_min, buffer_after_min,
                                       occupied_start, occupied_end, status, held_until, status_history, patient_name, patient_email,

@@ -55,6 +55,9 @@ BEGIN
       'patient_name', p->'series'->>'patient_name', 'patient_email', p->'series'->>'patient_email',
       'patient_phone', p->'series'->>'patient_phone', 'notes', p->'series'->>'notes',
       'patient_user_id', p->'series'->>'patient_user_id', 'now', p->>'now', 'series_id', v_id, 'defer_changes', true,
+      -- After a lost race each occurrence's rows wait for the writers in flight before they are in
+      -- the tables (clinic_book_appointment's p.wait_first; docs/front-desk.md).
+      'wait_first', coalesce((p->>'wait_first')::boolean, false),
       -- Every occurrence keeps the answers given once for the series (§19).
       'answers', coalesce(p->'answers', '[]'::jsonb));
     -- The schedule the read checked, for the clinic and every candidate at once, before any

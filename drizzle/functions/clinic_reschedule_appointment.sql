@@ -74,10 +74,10 @@ BEGIN
       (p->>'occupied_end')::timestamptz, v_current.patient_user_id, v_start, (p->>'end')::timestamptz, (p->>'now')::timestamptz);
     BEGIN
       PERFORM clinic_claim_busy(p_clinic_id, v_id, v_provider, (p->>'occupied_start')::timestamptz, (p->>'occupied_end')::timestamptz,
-        v_session, NULL, (p->>'now')::timestamptz);
+        v_session, NULL, (p->>'now')::timestamptz, false);
       SELECT a.resources INTO v_before FROM appointments a WHERE a.clinic_id = p_clinic_id AND a.id = v_id;
       v_taken := clinic_claim_resources(p_clinic_id, v_id, p->'resources', (p->>'occupied_start')::timestamptz,
-        (p->>'occupied_end')::timestamptz, v_session, v_session_resources, NULL, (p->>'now')::timestamptz);
+        (p->>'occupied_end')::timestamptz, v_session, v_session_resources, NULL, (p->>'now')::timestamptz, false);
       UPDATE appointments a SET provider_id = v_provider, starts_at = v_start, resources = v_taken, ends_at = (p->>'end')::timestamptz,
         buffer_before_min = (p->>'buffer_before_min')::integer, buffer_after_min = (p->>'buffer_after_min')::integer,
         occupied_start = (p->>'occupied_start')::timestamptz, occupied_end = (p->>'occupied_end')::timestamptz,

@@ -3,14 +3,13 @@
 // clinics may sit on different workers and provider_busy on a third shard).
 import { describe, expect, inject, it } from "vitest";
 import {
-  addHours,
   addMember,
   addService,
-  bookableClinic,
   callerFor,
   pinnedNow,
   refusalCodesOf,
   refusalDetailsOf,
+  sharedProviderClinics,
   useTestDatabase,
 } from "../testing/index.ts";
 
@@ -18,18 +17,7 @@ const t = useTestDatabase();
 
 describe.skipIf(!inject("databaseUrl"))("one provider, two clinics, under concurrency", () => {
   it("20 simultaneous bookings of one person at overlapping times in two clinics give exactly one", async () => {
-    const a = await bookableClinic(t.db);
-    const b = await bookableClinic(t.db);
-    const person = a.provider;
-    await b.asAdmin.members.add({
-      clinic_id: b.clinicId,
-      email: person.email,
-      user_id: person.id,
-      full_name: "Anna",
-      is_provider: true,
-    });
-    await b.asAdmin.providers.approve({ clinic_id: b.clinicId, user_id: person.id });
-    await addHours(t.db, b.clinicId, person.id, [1], "09:00", "17:00");
+    const { a, b, person } = await sharedProviderClinics(t.db, [1]);
     const serviceA = await addService(t.db, a.clinicId, { providerId: person.id, durationMin: 30 });
     const serviceB = await addService(t.db, b.clinicId, { providerId: person.id, durationMin: 60 });
     // One caller each (the booking-write limit counts per user); A books 09:00, B 08:30 or 09:00 (overlapping).

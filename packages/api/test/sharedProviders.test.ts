@@ -15,6 +15,7 @@ import {
   codeOf,
   failureOf,
   pinnedNow,
+  sharedProviderClinics,
   useTestDatabase,
 } from "../testing/index.ts";
 
@@ -25,18 +26,7 @@ const ten = new Date("2027-03-15T10:00:00.000Z");
 
 /** Clinic A's provider joins clinic B as an approved provider (through the API), with B's hours and a service each. */
 async function twoClinics() {
-  const a = await bookableClinic(t.db);
-  const b = await bookableClinic(t.db);
-  const person = a.provider;
-  await b.asAdmin.members.add({
-    clinic_id: b.clinicId,
-    email: person.email,
-    user_id: person.id,
-    full_name: "Anna in B",
-    is_provider: true,
-  });
-  await b.asAdmin.providers.approve({ clinic_id: b.clinicId, user_id: person.id });
-  await addHours(t.db, b.clinicId, person.id, [1, 2, 3, 4, 5], "09:00", "17:00");
+  const { a, b, person } = await sharedProviderClinics(t.db);
   const serviceA = await addService(t.db, a.clinicId, { providerId: person.id, durationMin: 30 });
   const serviceB = await addService(t.db, b.clinicId, { providerId: person.id, durationMin: 30 });
   const staffA = callerFor(t.db, a.staff, { now: pinnedNow });

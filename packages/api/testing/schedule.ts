@@ -86,3 +86,23 @@ export async function bookableClinic(
   await addHours(db, fixture.clinicId, provider.id, weekdays, opens, closes);
   return { ...fixture, provider };
 }
+
+/**
+ * One person as the provider of two bookable clinics (§14): clinic A's provider joins clinic B
+ * through the API, approved, working 09:00–17:00 in B on `weekdays`.
+ */
+export async function sharedProviderClinics(db: Db, weekdays: number[] = [1, 2, 3, 4, 5]) {
+  const a = await bookableClinic(db);
+  const b = await bookableClinic(db);
+  const person = a.provider;
+  await b.asAdmin.members.add({
+    clinic_id: b.clinicId,
+    email: person.email,
+    user_id: person.id,
+    full_name: "Anna in B",
+    is_provider: true,
+  });
+  await b.asAdmin.providers.approve({ clinic_id: b.clinicId, user_id: person.id });
+  await addHours(db, b.clinicId, person.id, weekdays, "09:00", "17:00");
+  return { a, b, person };
+}

@@ -195,13 +195,14 @@ export const distributedFunctions: readonly { signature: string; clinicArgument:
   // One provider, many clinics (drizzle/0012_shared_providers.sql).
   { signature: "clinic_sync_busy(uuid,uuid,uuid[],timestamptz)", clinicArgument: "p_clinic_id" },
   {
-    signature: "clinic_claim_busy(uuid,uuid,uuid,timestamptz,timestamptz,uuid,timestamptz,timestamptz)",
+    signature: "clinic_claim_busy(uuid,uuid,uuid,timestamptz,timestamptz,uuid,timestamptz,timestamptz,boolean)",
     clinicArgument: "p_clinic_id",
   },
   // Resources (drizzle/0013_resources.sql).
   { signature: "clinic_kind_scope(uuid,text)", clinicArgument: null },
   {
-    signature: "clinic_claim_resources(uuid,uuid,jsonb,timestamptz,timestamptz,uuid,jsonb,timestamptz,timestamptz)",
+    signature:
+      "clinic_claim_resources(uuid,uuid,jsonb,timestamptz,timestamptz,uuid,jsonb,timestamptz,timestamptz,boolean)",
     clinicArgument: "p_clinic_id",
   },
   // The job queue's claim (drizzle/functions/clinic_claim_jobs.sql, docs/jobs.md).

@@ -9,7 +9,7 @@ export * from "./reminders.ts";
 export * from "./status.ts";
 export * from "./confirmation.ts";
 export {
-  afterLostRace,
+  WriteAttempts,
   appointmentFromJson,
   callClinicFunction,
   lostRace,

@@ -13,7 +13,7 @@ import { checkAnswers } from "../../schemas/questions.ts";
 import { type ScheduleContext, assertCandidate, readScheduleContext, reasonDetail } from "../availability/index.ts";
 import {
   type PatientInput,
-  afterLostRace,
+  WriteAttempts,
   callClinicFunction,
   lostRace,
   occupancyFields,
@@ -137,12 +137,12 @@ export async function bookSeries(
     patient_user_id: request.patientUserId ?? null,
     notes: request.notes ?? null,
   });
-  for (let attempt = 0; attempt < 3; attempt++) {
+  for (const attempts = new WriteAttempts(); attempts.next();) {
     let context: ScheduleContext;
     let checked: Checked[];
     let answers: BookingAnswer[];
     try {
-      context = await readRange(db, request, starts, attempt === 0 ? request.rateLimit : undefined, now);
+      context = await readRange(db, request, starts, attempts.first ? request.rateLimit : undefined, now);
       answers = checkAnswers(context.service.questions, request.answers);
       checked = checkAll(context, request, starts, now);
     } catch (error) {
@@ -185,8 +185,10 @@ export async function bookSeries(
           resources: resourcesWanted(context, new Date(c.start)),
           schedule: scheduleOf(context, request.clinicId, c.order),
         })),
+      ...attempts.retryFields,
     });
-    if (written) return written;
+    if (typeof written !== "string") return written;
+    await attempts.after(db, written);
   }
   throw new DomainError("CONFLICT", "the schedule kept changing while booking the series; retry");
 }
@@ -304,7 +306,11 @@ function previewOf(
   };
 }
 
-/** The write's answer: the series, or its error thrown (`refusal` when it only replays); undefined when the schedule changed. */
+/**
+ * The write's answer: the series, or its error thrown (`refusal` when it only replays); "stale" when
+ * the schedule changed, "lost" when the database broke the write up in a race (a deadlock or a
+ * serialization failure: nothing was written; read again, [WriteAttempts]).
+ */
 async function write(
   db: Db,
   clinicId: string,
@@ -315,27 +321,25 @@ async function write(
   db: Db,
   clinicId: string,
   p: Record<string, unknown>,
-): Promise<{ series: SeriesView; replayed: boolean } | undefined>;
+): Promise<{ series: SeriesView; replayed: boolean } | "stale" | "lost">;
 async function write(
   db: Db,
   clinicId: string,
   p: Record<string, unknown>,
   refusal?: DomainError,
-): Promise<{ series: SeriesView; replayed: boolean } | undefined> {
+): Promise<{ series: SeriesView; replayed: boolean } | "stale" | "lost"> {
   let raw: unknown;
   try {
     raw = await callClinicFunction(db, "clinic_book_series", clinicId, p);
   } catch (error) {
-    // A deadlock or serialization failure: nothing was written, read again like after {stale},
-    // 5-50 ms later (afterLostRace, as a booking's).
     if (!lostRace(error)) throw error;
-    await afterLostRace(db);
-    raw = { stale: true };
+    if (refusal) throw refusal;
+    return "lost";
   }
   const answer = writeSchema.parse(raw);
   if ("stale" in answer) {
     if (refusal) throw refusal;
-    return undefined;
+    return "stale";
   }
   if ("error" in answer) throw new DomainError(answer.error, answer.detail, { extra: answer.extra });
   return { series: seriesFromJson(answer.series), replayed: answer.replayed };
