@@ -43,6 +43,7 @@ DECLARE
   v_provider uuid;
   v_providers uuid[];
   v_view jsonb;
+  v_snapshot appointment_snapshot;
   v_constraint text;
   v_msg text;
   v_detail text;
@@ -305,7 +306,8 @@ BEGIN
               jsonb_build_object('clinicId', p_clinic_id, 'appointmentId', v_id), least(v_now + interval '48 hours', v_start));
     END IF;
     -- (The idempotency key holds v_id since its claim.)
-    v_view := clinic_appointment_json(p_clinic_id, v_id);
+    v_snapshot := clinic_appointment_snapshot(p_clinic_id, v_id);
+    v_view := clinic_snapshot_json(p_clinic_id, v_snapshot);
     -- The caller's view (clinic_appointment_view: v_view and the answers) is read here, before the
     -- shared rows below are locked: read after the event number, it held every booking of the
     -- clinic for two more statements (docs/performance.md#the-hot-clinic). Nothing below changes
@@ -342,7 +344,7 @@ BEGIN
     IF v_status <> 'held' AND v_defer THEN
       NULL;
     ELSIF v_status <> 'held' THEN
-      PERFORM clinic_record_event(p_clinic_id, 'appointment.booked', v_view);
+      PERFORM clinic_record_event(p_clinic_id, 'appointment.booked', NULL, v_snapshot);
     ELSIF v_entry IS NOT NULL THEN
       PERFORM clinic_plan_message(p_clinic_id, 'waitlist_offer', v_id, v_view || jsonb_build_object('waitlist_entry_id', v_entry));
       PERFORM clinic_record_event(p_clinic_id, 'waitlist.offered',

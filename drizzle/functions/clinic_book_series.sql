@@ -107,7 +107,7 @@ BEGIN
       v_occurrence_ids := v_occurrence_ids || v_occurrence_id;
     END LOOP;
     FOREACH v_occurrence_id IN ARRAY v_occurrence_ids LOOP
-      PERFORM clinic_record_event(p_clinic_id, 'appointment.booked', clinic_appointment_json(p_clinic_id, v_occurrence_id));
+      PERFORM clinic_record_event(p_clinic_id, 'appointment.booked', NULL, clinic_appointment_snapshot(p_clinic_id, v_occurrence_id));
     END LOOP;
     PERFORM set_config('clinic.quiet_messages', 'off', true);
     SELECT coalesce(jsonb_agg(x ORDER BY (x->>'start')::timestamptz), '[]'::jsonb) INTO v_skipped

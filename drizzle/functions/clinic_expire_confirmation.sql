@@ -16,7 +16,7 @@ DECLARE
   v_id uuid := (p->>'id')::uuid;
   v_now timestamptz := (p->>'now')::timestamptz;
   v_current record;
-  v_view jsonb;
+  v_snapshot appointment_snapshot;
 BEGIN
   SELECT a.status, a.provider_id, clinic_requested_at(a.status_history) AS requested_at, a.starts_at INTO v_current
   FROM appointments a WHERE a.clinic_id = p_clinic_id AND a.id = v_id FOR UPDATE;
@@ -30,8 +30,8 @@ BEGIN
   WHERE a.clinic_id = p_clinic_id AND a.id = v_id;
   PERFORM clinic_sync_busy(p_clinic_id, v_id, ARRAY[v_current.provider_id], v_now);
   PERFORM clinic_bookings_changed(p_clinic_id, ARRAY[v_current.provider_id]);
-  v_view := clinic_appointment_json(p_clinic_id, v_id);
-  PERFORM clinic_record_event(p_clinic_id, 'appointment.status_changed', v_view || jsonb_build_object('previous_status', 'pending'));
+  v_snapshot := clinic_appointment_snapshot(p_clinic_id, v_id);
+  PERFORM clinic_record_event(p_clinic_id, 'appointment.status_changed', jsonb_build_object('previous_status', 'pending'), v_snapshot);
   RETURN jsonb_build_object('expired', true);
 END $function$;
 --> statement-breakpoint

@@ -9,7 +9,13 @@
 -- clinic_record_event records one (the booking, series, reschedule, status and confirmation
 -- writers), clinic_due_reminders a page of reminders in three statements. The TypeScript writers
 -- record theirs with recordChanges (modules/events/record.ts), which plans through the same planners.
-CREATE OR REPLACE FUNCTION clinic_record_events(p_clinic_id uuid, p_type text, p_data jsonb[])
+-- An appointment event may come as its appointment's snapshot (p_appointments[i], from
+-- clinic_appointment_snapshot) with p_data[i] holding only the event's own keys (previous_status, …)
+-- or null: the row keeps the snapshot, not its JSON (docs/events.md#what-an-event-stores; a third of
+-- a booking's WAL), and clinic_event_data renders the same data when the event is read. The planners
+-- get the whole data, as before.
+CREATE OR REPLACE FUNCTION clinic_record_events(p_clinic_id uuid, p_type text, p_data jsonb[],
+                                                p_appointments appointment_snapshot[] DEFAULT NULL)
  RETURNS void
  LANGUAGE plpgsql
 AS $function$
@@ -17,14 +23,16 @@ DECLARE
   v_count integer := coalesce(cardinality(p_data), 0);
   v_ids uuid[] := '{}';
   v_seq bigint;
+  v_data jsonb;
 BEGIN
   IF v_count = 0 THEN
     RETURN;
   END IF;
   FOR i IN 1 .. v_count LOOP
     v_ids := v_ids || clinic_uuid_v7();
-    PERFORM clinic_plan_message(p_clinic_id, clinic_event_message_kind(p_type, p_data[i]), v_ids[i], p_data[i]);
-    PERFORM clinic_plan_write_back(p_clinic_id, p_type, p_data[i]);
+    v_data := clinic_event_data(p_clinic_id, p_data[i], p_appointments[i]);
+    PERFORM clinic_plan_message(p_clinic_id, clinic_event_message_kind(p_type, v_data), v_ids[i], v_data);
+    PERFORM clinic_plan_write_back(p_clinic_id, p_type, v_data);
   END LOOP;
   INSERT INTO event_counters AS ec (clinic_id, last_seq) VALUES (p_clinic_id, v_count)
   ON CONFLICT (clinic_id) DO UPDATE SET last_seq = ec.last_seq + v_count
@@ -32,10 +40,11 @@ BEGIN
   IF v_count = 1 THEN
     -- One event (every writer but the reminder sweep): a plain insert, which Citus routes without
     -- planning a select.
-    INSERT INTO events (clinic_id, seq, id, type, data) VALUES (p_clinic_id, v_seq, v_ids[1], p_type, p_data[1]);
+    INSERT INTO events (clinic_id, seq, id, type, data, appointment)
+    VALUES (p_clinic_id, v_seq, v_ids[1], p_type, p_data[1], p_appointments[1]);
   ELSE
-    INSERT INTO events (clinic_id, seq, id, type, data)
-    SELECT p_clinic_id, v_seq - v_count + d.n, v_ids[d.n], p_type, d.data
-    FROM unnest(p_data) WITH ORDINALITY AS d(data, n);
+    INSERT INTO events (clinic_id, seq, id, type, data, appointment)
+    SELECT p_clinic_id, v_seq - v_count + n, v_ids[n], p_type, p_data[n], p_appointments[n]
+    FROM generate_series(1, v_count) AS n;
   END IF;
 END $function$;

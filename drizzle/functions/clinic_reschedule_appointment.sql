@@ -26,6 +26,7 @@ DECLARE
   v_current record;
   v_constraint text;
   v_view jsonb;
+  v_snapshot appointment_snapshot;
   v_msg text;
   v_detail text;
   v_hint text;
@@ -114,12 +115,14 @@ BEGIN
               jsonb_build_object('clinicId', p_clinic_id, 'appointmentId', v_id), least(v_current.requested_at + interval '48 hours', v_start));
     END IF;
     PERFORM clinic_store_key(p_clinic_id, v_user, p->'idem', v_id);
-    v_view := clinic_appointment_json(p_clinic_id, v_id);
+    v_snapshot := clinic_appointment_snapshot(p_clinic_id, v_id);
+    v_view := clinic_snapshot_json(p_clinic_id, v_snapshot);
     -- The caller's view (clinic_appointment_view) read before the event number is taken, not after
     -- it while the clinic's other writers wait (docs/performance.md#the-hot-clinic).
     SELECT a.answers INTO v_answers FROM appointments a WHERE a.clinic_id = p_clinic_id AND a.id = v_id;
     PERFORM clinic_record_event(p_clinic_id, 'appointment.rescheduled',
-      v_view || jsonb_build_object('previous_start', clinic_iso_instant(v_current.starts_at), 'previous_end', clinic_iso_instant(v_current.ends_at)));
+      jsonb_build_object('previous_start', clinic_iso_instant(v_current.starts_at), 'previous_end', clinic_iso_instant(v_current.ends_at)),
+      v_snapshot);
     RETURN jsonb_build_object('appointment', v_view || jsonb_build_object('answers', v_answers), 'replayed', false);
   EXCEPTION
     WHEN SQLSTATE 'CL001' THEN

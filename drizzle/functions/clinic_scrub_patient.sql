@@ -37,6 +37,7 @@ DECLARE
   v_text_patterns text[];
   v_event_ids uuid[];
   v_event_seqs bigint[];
+  v_event_data jsonb[];
   v_message_ids uuid[];
   v_appointments bigint := 0;
   v_messages bigint := 0;
@@ -99,19 +100,27 @@ BEGIN
   WHERE m.clinic_id = p_clinic_id AND m.id = ANY (v_message_ids);
   GET DIAGNOSTICS v_messages = ROW_COUNT;
 
-  -- Events about the rows, or holding one of the values anywhere.
+  -- Events about the rows, or holding one of the values anywhere, each as E1 shows it
+  -- (clinic_event_data): an appointment event kept as its snapshot is scrubbed into JSON, and its
+  -- snapshot goes (docs/events.md#what-an-event-stores). Found and scrubbed in one statement, then
+  -- written by their seqs (on Citus an UPDATE's SET may call no function that is not IMMUTABLE
+  -- inside a CASE, which the rendering is; and Citus 13 crashed on a SET of `array[position of
+  -- the row's seq]`, so the pairs are joined as a table).
+  SELECT coalesce(array_agg(d.seq ORDER BY d.seq), '{}'),
+         coalesce(array_agg(clinic_scrub_json(d.data, v_removed, v_names, v_pseudonym, d.about) ORDER BY d.seq), '{}')
+    INTO v_event_seqs, v_event_data
+  FROM (SELECT x.seq, x.data, x.data->>'id' = ANY (v_ids_text) OR x.data->>'appointment_id' = ANY (v_ids_text)
+                 OR x.data#>>'{appointment,id}' = ANY (v_ids_text) OR x.data->>'series_id' = ANY (v_series_text)
+                 OR x.data#>>'{series,id}' = ANY (v_series_text) OR x.data->>'entry_id' = ANY (v_entries_text)
+                 OR x.data->>'id' = ANY (v_entries_text) OR x.data->>'id' = ANY (v_series_text) AS about,
+               x.data::text ILIKE ANY (v_json_patterns) AS holds
+        FROM (SELECT e.seq, clinic_event_data(e.clinic_id, e.data, e.appointment) AS data
+              FROM events e WHERE e.clinic_id = p_clinic_id) x) d
+  WHERE d.about OR d.holds;
   WITH scrubbed AS (
-    UPDATE events e SET data = clinic_scrub_json(e.data, v_removed, v_names, v_pseudonym,
-        e.data->>'id' = ANY (v_ids_text) OR e.data->>'appointment_id' = ANY (v_ids_text)
-        OR e.data#>>'{appointment,id}' = ANY (v_ids_text) OR e.data->>'series_id' = ANY (v_series_text)
-        OR e.data#>>'{series,id}' = ANY (v_series_text) OR e.data->>'entry_id' = ANY (v_entries_text)
-        OR e.data->>'id' = ANY (v_entries_text) OR e.data->>'id' = ANY (v_series_text))
-    WHERE e.clinic_id = p_clinic_id
-      AND (e.data->>'id' = ANY (v_ids_text) OR e.data->>'appointment_id' = ANY (v_ids_text)
-        OR e.data#>>'{appointment,id}' = ANY (v_ids_text) OR e.data->>'series_id' = ANY (v_series_text)
-        OR e.data#>>'{series,id}' = ANY (v_series_text) OR e.data->>'entry_id' = ANY (v_entries_text)
-        OR e.data->>'id' = ANY (v_entries_text) OR e.data->>'id' = ANY (v_series_text)
-        OR e.data::text ILIKE ANY (v_json_patterns))
+    UPDATE events e SET data = u.data, appointment = NULL
+    FROM unnest(v_event_seqs, v_event_data) AS u(seq, data)
+    WHERE e.clinic_id = p_clinic_id AND e.seq = u.seq
     RETURNING e.id, e.seq)
   SELECT coalesce(array_agg(id), '{}'), coalesce(array_agg(seq), '{}') INTO v_event_ids, v_event_seqs FROM scrubbed;
   v_events := cardinality(v_event_ids);

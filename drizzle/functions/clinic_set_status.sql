@@ -26,6 +26,7 @@ DECLARE
   v_canceled_at timestamptz;
   v_reminders_after timestamptz;
   v_view jsonb;
+  v_snapshot appointment_snapshot;
   v_msg text;
   v_detail text;
   v_hint text;
@@ -72,11 +73,12 @@ BEGIN
       PERFORM clinic_sync_busy(p_clinic_id, v_id, ARRAY[v_current.provider_id], v_now);
       PERFORM clinic_bookings_changed(p_clinic_id, ARRAY[v_current.provider_id]);
     END IF;
-    v_view := clinic_appointment_json(p_clinic_id, v_id);
+    v_snapshot := clinic_appointment_snapshot(p_clinic_id, v_id);
+    v_view := clinic_snapshot_json(p_clinic_id, v_snapshot);
     -- The caller's view (clinic_appointment_view) read before the event number is taken, not after
     -- it while the clinic's other writers wait (docs/performance.md#the-hot-clinic).
     SELECT a.answers INTO v_answers FROM appointments a WHERE a.clinic_id = p_clinic_id AND a.id = v_id;
-    PERFORM clinic_record_event(p_clinic_id, 'appointment.status_changed', v_view || jsonb_build_object('previous_status', v_current.status));
+    PERFORM clinic_record_event(p_clinic_id, 'appointment.status_changed', jsonb_build_object('previous_status', v_current.status), v_snapshot);
     RETURN jsonb_build_object('appointment', v_view || jsonb_build_object('answers', v_answers));
   EXCEPTION
     WHEN SQLSTATE 'CL001' THEN

@@ -85,7 +85,8 @@ BEGIN
     RETURN jsonb_build_object('recorded', v_recorded);
   END IF;
   SELECT coalesce(jsonb_agg(jsonb_build_object('id', e.id, 'seq', e.seq, 'type', e.type,
-                                               'occurred_at', clinic_iso_instant(e.occurred_at), 'data', e.data)
+                                               'occurred_at', clinic_iso_instant(e.occurred_at),
+                                               'data', clinic_event_data(e.clinic_id, e.data, e.appointment))
                             ORDER BY e.seq), '[]'::jsonb),
          count(*), max(e.seq)
   INTO v_events, v_count, v_max

@@ -1,5 +1,7 @@
 // Events recorded with every change, and the gap-free feed (E1).
+import { asc, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { events as eventRows } from "@clinic/db";
 import { addService, bookableClinic, callerFor, codeOf, pinnedNow, useTestDatabase } from "../testing/index.ts";
 
 const t = useTestDatabase();
@@ -52,6 +54,56 @@ describe("events", () => {
     expect(deleted?.data).toMatchObject({ id: service.id });
     expect(events.every((e) => e.clinic_id === c.clinicId && e.occurred_at instanceof Date)).toBe(true);
     expect(new Set(events.map((e) => e.id)).size).toBe(events.length);
+  });
+
+  it("keep an appointment's event as its snapshot, shown as the writer answered it, names as they were then", async () => {
+    const c = await bookableClinic(t.db);
+    const admin = callerFor(t.db, c.admin, { now: pinnedNow });
+    const service = await addService(t.db, c.clinicId, { name: "Before", providerId: c.provider.id });
+    const booked = await admin.appointments.book({
+      clinic_id: c.clinicId,
+      service_id: service,
+      start: at("2027-03-15T09:00:00Z"),
+      patient: { name: "Pat Snap", email: "pat.snap@example.test", phone_e164: "+4930111222" },
+      notes: "knee",
+    });
+    const moved = await admin.appointments.reschedule({
+      clinic_id: c.clinicId,
+      id: booked.id,
+      start: at("2027-03-15T10:00:00Z"),
+    });
+    const desk = callerFor(t.db, c.admin, { now: () => at("2027-03-15T09:55:00Z") });
+    const arrived = await desk.appointments.setStatus({ clinic_id: c.clinicId, id: booked.id, status: "arrived" });
+    await admin.services.update({ clinic_id: c.clinicId, id: service, name: "After" });
+
+    // Stored: the snapshot, and in `data` only the event's own keys.
+    const stored = await t.db
+      .select({ type: eventRows.type, data: eventRows.data, appointment: eventRows.appointment })
+      .from(eventRows)
+      .where(eq(eventRows.clinicId, c.clinicId))
+      .orderBy(asc(eventRows.seq));
+    const appointmentRows = stored.filter((e) => e.type.startsWith("appointment."));
+    expect(appointmentRows.map((e) => e.data)).toEqual([
+      null,
+      { previous_start: "2027-03-15T09:00:00.000Z", previous_end: "2027-03-15T09:30:00.000Z" },
+      { previous_status: "booked" },
+    ]);
+    expect(appointmentRows.every((e) => e.appointment?.includes("Pat Snap"))).toBe(true);
+
+    // Shown: what each writer answered (less the answers, which events never carry), with the
+    // service's name of then.
+    const { events } = await admin.events.list({
+      clinic_id: c.clinicId,
+      types: ["appointment.booked", "appointment.rescheduled", "appointment.status_changed"],
+    });
+    const without = ({ answers: _answers, ...rest }: Record<string, unknown>) => rest;
+    const wire = (value: unknown) => JSON.parse(JSON.stringify(value)) as Record<string, unknown>;
+    expect(events.map((e) => e.data)).toEqual([
+      without(wire(booked)),
+      { ...without(wire(moved)), previous_start: "2027-03-15T09:00:00.000Z", previous_end: "2027-03-15T09:30:00.000Z" },
+      { ...without(wire(arrived)), previous_status: "booked" },
+    ]);
+    expect(events.every((e) => e.data.service_name === "Before")).toBe(true);
   });
 
   it("page with after = next_cursor, filter by types, and never lose a cursor's place", async () => {

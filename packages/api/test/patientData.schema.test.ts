@@ -1,7 +1,7 @@
 // The schema guard of patient data (§21, docs/patient-data.md#where-it-is): unique values are
 // planted as a patient's name, e-mail, phone, notes and answers, and every feature that copies them
 // runs (a staff booking with an Idempotency-Key, a move, a series, a guest's booking and its confirm,
-// a waitlist entry, webhooks and messages planned). Then every text, JSON and array column of every
+// a waitlist entry, webhooks and messages planned). Then every text, JSON, array and composite column of every
 // table is searched: each column holding a planted value must be listed in personalData
 // (modules/patientData/personalData.ts), which erasure and retention work from. A new table or
 // column that copies personal data fails this test until it is listed (and erased).
@@ -27,7 +27,7 @@ async function textColumns(): Promise<{ table: string; column: string }[]> {
       from information_schema.columns c
       join information_schema.tables tb on tb.table_schema = c.table_schema and tb.table_name = c.table_name
       where c.table_schema = 'public' and tb.table_type = 'BASE TABLE'
-        and c.data_type in ('text', 'character varying', 'jsonb', 'json', 'ARRAY')
+        and c.data_type in ('text', 'character varying', 'jsonb', 'json', 'ARRAY', 'USER-DEFINED')
       order by 1, 2`),
   );
 }
@@ -134,7 +134,13 @@ describe("the personal-data list (§21)", () => {
       }
     }
     // The positive control: the search finds the patient's own columns and their copies.
-    for (const column of ["appointments.patient_name", "appointments.answers", "events.data", "messages.to"])
+    for (const column of [
+      "appointments.patient_name",
+      "appointments.answers",
+      "events.data",
+      "events.appointment",
+      "messages.to",
+    ])
       expect([...reached], column).toContain(column);
     expect(unlisted, "columns with personal data missing from personalData.ts").toEqual([]);
     // And the list names no column that does not exist.

@@ -4,7 +4,7 @@
 // database for planted values is apps/server/test/erasure.http.test.ts.
 import { and, asc, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { appointments, clinicPatients, events } from "@clinic/db";
+import { appointments, clinicPatients, eventData, events } from "@clinic/db";
 import { pseudonymOf, identifierOf } from "../src/modules/patientData/index.ts";
 import { addService, bookableClinic, callerFor, codeOf, createUser, useTestDatabase } from "../testing/index.ts";
 
@@ -243,7 +243,7 @@ describe("X2 erasure (§21)", () => {
     // In the clinic's event order: every appointment booked before patient.erased lost its values;
     // one that still has them was booked after it.
     const feed = await t.db
-      .select({ seq: events.seq, type: events.type, data: events.data })
+      .select({ seq: events.seq, type: events.type, data: eventData })
       .from(events)
       .where(eq(events.clinicId, c.clinicId))
       .orderBy(asc(events.seq));

@@ -132,6 +132,12 @@ export const distributedFunctions: readonly { signature: string; clinicArgument:
   { signature: "clinic_appointment_json(uuid,uuid)", clinicArgument: "p_clinic_id" },
   // Read from in queries of no distributed table (clinic_appointment_json, clinic_due_reminders).
   { signature: "clinic_appointments_json(uuid,uuid[])", clinicArgument: null },
+  // Appointments as snapshots, and a snapshot as JSON (drizzle/0034_event_snapshots.sql): what an
+  // appointment event keeps, and what E1 and the webhooks render from it.
+  { signature: "clinic_appointment_snapshots(uuid,uuid[])", clinicArgument: null },
+  { signature: "clinic_appointment_snapshot(uuid,uuid)", clinicArgument: "p_clinic_id" },
+  { signature: "clinic_snapshot_json(uuid,appointment_snapshot)", clinicArgument: null },
+  { signature: "clinic_event_data(uuid,jsonb,appointment_snapshot)", clinicArgument: null },
   // Patient data (§21): erasure and the scrubbing it and retention share (docs/patient-data.md).
   { signature: "clinic_scrub_json(jsonb,text[],text[],text,boolean)", clinicArgument: null },
   { signature: "clinic_scrub_text(text,text[],text)", clinicArgument: null },
@@ -149,8 +155,8 @@ export const distributedFunctions: readonly { signature: string; clinicArgument:
   { signature: "clinic_bookings_changed(uuid,uuid[])", clinicArgument: "p_clinic_id" },
   // Reminders derived from the appointments: one page of a clinic's sweep (docs/events.md#reminders).
   { signature: "clinic_due_reminders(uuid,jsonb)", clinicArgument: "p_clinic_id" },
-  { signature: "clinic_record_event(uuid,text,jsonb)", clinicArgument: "p_clinic_id" },
-  { signature: "clinic_record_events(uuid,text,jsonb[])", clinicArgument: "p_clinic_id" },
+  { signature: "clinic_record_event(uuid,text,jsonb,appointment_snapshot)", clinicArgument: "p_clinic_id" },
+  { signature: "clinic_record_events(uuid,text,jsonb[],appointment_snapshot[])", clinicArgument: "p_clinic_id" },
   // The id of a delivery recorded with its batch (drizzle/functions/clinic_delivery_id.sql).
   { signature: "clinic_delivery_id(uuid,uuid)", clinicArgument: null },
   // A webhook's reading of its clinic's event feed (drizzle/functions/clinic_webhook_feed.sql).

@@ -1,6 +1,6 @@
 import { and, asc, eq, gt, inArray } from "drizzle-orm";
 import { z } from "zod";
-import { type Db, eventCounters, events } from "@clinic/db";
+import { type Db, eventCounters, eventData, events } from "@clinic/db";
 import { validationFailed } from "../../errors.ts";
 import { instantOutput } from "../../schemas/wire.ts";
 import { type EventType, eventTypes } from "./types.ts";
@@ -15,7 +15,20 @@ export const eventOutput = z.object({
 });
 export type EventView = z.infer<typeof eventOutput>;
 
-type EventRow = typeof events.$inferSelect;
+/** An event's row as its readers select it: `data` read through `eventData` (a snapshot rendered). */
+export type EventRow = Pick<typeof events.$inferSelect, "id" | "type" | "clinicId" | "occurredAt"> & {
+  data: Record<string, unknown>;
+};
+
+/** The columns of an `EventRow`, and the seq (docs/events.md#what-an-event-stores). */
+export const eventRowColumns = {
+  id: events.id,
+  type: events.type,
+  clinicId: events.clinicId,
+  occurredAt: events.occurredAt,
+  seq: events.seq,
+  data: eventData,
+};
 
 export const toEvent = (row: EventRow): EventView => ({
   id: row.id,
@@ -73,7 +86,7 @@ export async function listEvents(db: Db, query: FeedQuery): Promise<{ events: Ev
   return db.transaction(
     async (tx) => {
       const rows = await tx
-        .select()
+        .select(eventRowColumns)
         .from(events)
         .where(
           and(

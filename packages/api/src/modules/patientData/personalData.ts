@@ -55,6 +55,12 @@ export const personalData: readonly PersonalColumn[] = [
   },
   { table: "events", column: "data", subject: "patient", paths: appointmentPaths, erasure: "scrubbed" },
   {
+    table: "events",
+    column: "appointment",
+    subject: "patient",
+    erasure: "rendered into `data`, scrubbed there, and the snapshot nulled (docs/events.md#what-an-event-stores)",
+  },
+  {
     table: "webhook_deliveries",
     column: "data",
     subject: "patient",

@@ -4,13 +4,14 @@ import {
   type Db,
   type DeliveryStatus,
   appointments,
+  eventData,
   events,
   rowsOf,
   webhookDeliveries,
   webhookSent,
   webhooks,
 } from "@clinic/db";
-import { eventJson, toEvent } from "../events/index.ts";
+import { type EventRow, eventJson, toEvent } from "../events/index.ts";
 import { type PostResult, postJson } from "./outbound.ts";
 import { type DeliveryJob, scheduleAttempt, signedHeaders } from "./webhooks.ts";
 
@@ -25,7 +26,7 @@ export interface DeliverySettings {
 /** A delivery with what its attempt needs: the event's row, the webhook's url, secret and state. */
 interface DeliveryToSend {
   delivery: typeof webhookDeliveries.$inferSelect;
-  event: typeof events.$inferSelect | null;
+  event: EventRow | null;
   url: string;
   secret: string;
   active: boolean;
@@ -88,7 +89,11 @@ async function readDeliveries(db: Db, clinicId: string, ids: readonly string[]):
   const rows = await db
     .select({
       delivery: webhookDeliveries,
-      event: events,
+      eventId: events.id,
+      // The event's data as E1 shows it (a snapshot rendered); null without an event.
+      eventData,
+      eventType: events.type,
+      eventOccurredAt: events.occurredAt,
       url: webhooks.url,
       secret: webhooks.secret,
       active: webhooks.active,
@@ -103,9 +108,16 @@ async function readDeliveries(db: Db, clinicId: string, ids: readonly string[]):
     .where(
       and(eq(webhookDeliveries.clinicId, clinicId), sql`${webhookDeliveries.id} = any (${sql.param(ids)}::uuid[])`),
     );
-  const answers = await answersFor(db, clinicId, rows);
+  const read = rows.map(({ eventId, eventData: data, eventType, eventOccurredAt, ...row }) => ({
+    ...row,
+    event:
+      eventId === null || eventType === null || eventOccurredAt === null
+        ? null
+        : { id: eventId, clinicId: row.delivery.clinicId, type: eventType, occurredAt: eventOccurredAt, data },
+  }));
+  const answers = await answersFor(db, clinicId, read);
   return new Map(
-    rows.map((row) => {
+    read.map((row) => {
       const id = row.includeAnswers ? appointmentIdOf(row.event) : undefined;
       return [row.delivery.id, { ...row, answers: id === undefined ? undefined : answers.get(id) }];
     }),
@@ -127,7 +139,7 @@ export function appointmentIdOf(event: { type: string; data: unknown } | null): 
 async function answersFor(
   db: Db,
   clinicId: string,
-  rows: readonly { includeAnswers: boolean; event: typeof events.$inferSelect | null }[],
+  rows: readonly { includeAnswers: boolean; event: EventRow | null }[],
 ): Promise<Map<string, BookingAnswer[]>> {
   return appointmentAnswers(
     db,
@@ -208,7 +220,7 @@ async function recordOutcomes(db: Db, clinicId: string, outcomes: readonly Outco
  */
 function deliveryBody(
   delivery: typeof webhookDeliveries.$inferSelect,
-  event: typeof events.$inferSelect | null,
+  event: EventRow | null,
   answers: BookingAnswer[] | undefined,
 ): string | undefined {
   if (event) {
