@@ -13,9 +13,17 @@ CREATE OR REPLACE FUNCTION clinic_bookings_changed(p_clinic_id uuid, p_providers
 AS $function$
 DECLARE
   v_provider uuid;
+  v_clock bigint;
 BEGIN
   FOREACH v_provider IN ARRAY (SELECT array_agg(DISTINCT x ORDER BY x) FROM unnest(p_providers) AS x) LOOP
-    INSERT INTO availability_versions AS v (clinic_id, scope_id, version) VALUES (p_clinic_id, v_provider, clinic_version_clock())
-    ON CONFLICT (clinic_id, scope_id) DO UPDATE SET version = greatest(v.version + 1, excluded.version);
+    v_clock := clinic_version_clock();
+    -- An UPDATE first: the row nearly always exists (the re-check made it), and an upsert that
+    -- finds it locks it (a WAL record of its own, 54 bytes a booking) before it updates it.
+    UPDATE availability_versions v SET version = greatest(v.version + 1, v_clock)
+    WHERE v.clinic_id = p_clinic_id AND v.scope_id = v_provider;
+    IF NOT FOUND THEN
+      INSERT INTO availability_versions AS v (clinic_id, scope_id, version) VALUES (p_clinic_id, v_provider, v_clock)
+      ON CONFLICT (clinic_id, scope_id) DO UPDATE SET version = greatest(v.version + 1, excluded.version);
+    END IF;
   END LOOP;
 END $function$;

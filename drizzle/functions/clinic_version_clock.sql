@@ -5,8 +5,9 @@
 -- clock is behind by more than the failover took; docs/performance.md#versions-that-never-repeat).
 -- §6 coherence and §17 ETags compare versions for equality. Called by clinic_bookings_changed,
 -- clinic_claim_busy, clinic_sync_busy and invalidateAvailability
--- (modules/availability/versions.ts), always as the inserted value, which reaches the update as
--- `excluded` (Citus takes only immutable functions in ON CONFLICT DO UPDATE SET).
+-- (modules/availability/versions.ts), always as a value computed before the write: the inserted
+-- value, which reaches an upsert's update as `excluded`, or a variable of an UPDATE (Citus takes
+-- only immutable functions in an UPDATE's or ON CONFLICT DO UPDATE's SET).
 CREATE OR REPLACE FUNCTION clinic_version_clock()
  RETURNS bigint
  LANGUAGE sql
