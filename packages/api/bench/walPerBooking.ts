@@ -4,9 +4,11 @@
 // and after the last delivery is recorded. Use a PostgreSQL server of its own: the WAL position is
 // the server's, so another database's writes would count too.
 //
-//   npx tsx bench/walPerBooking.ts postgres://… [N] [--no-webhook] [--statements]
+//   npx tsx bench/walPerBooking.ts postgres://… [N] [--no-webhook] [--statements] [--records]
 // --statements: also the statements' time a booking over the measured range, from pg_stat_statements
 // (the server must load it, with pg_stat_statements.track = all for the statements inside functions).
+// --records: the measured range's WAL by record type a booking (pg_walinspect's pg_get_wal_stats; the
+// extension is created in the scratch database), as docs/performance.md#what-a-booking-writes lists it.
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { sql } from "drizzle-orm";
@@ -22,6 +24,7 @@ const url = process.argv.find((a) => a.startsWith("postgres://"));
 const count = Number(process.argv.find((a) => /^\d+$/.test(a)) ?? 500);
 const webhook = !process.argv.includes("--no-webhook");
 const statements = process.argv.includes("--statements");
+const records = process.argv.includes("--records");
 if (!url) throw new Error("the URL of a PostgreSQL server of its own, postgres://…");
 
 const received = new Set<string>();
@@ -93,6 +96,33 @@ try {
   console.log(
     `${String(count)} bookings${webhook ? " with a webhook, delivered" : ""}: ${String(Math.round(bytes))} bytes of WAL, ${(bytes / count).toFixed(0)} B a booking (${String(Date.now() - began)} ms)`,
   );
+  if (records) {
+    await handle.db.execute(sql`create extension if not exists pg_walinspect`);
+    const stats = rowsOf<{ record_type: string; count: number; record_size: number; fpi_size: number }>(
+      await handle.db.execute(sql`
+        select "resource_manager/record_type" as record_type, count::int as count,
+               record_size::float8 as record_size, fpi_size::float8 as fpi_size
+        from pg_get_wal_stats(${start}::pg_lsn, ${end}::pg_lsn, true) where count > 0
+        order by record_size + fpi_size desc`),
+    );
+    // Which relations the records of the main kinds touch.
+    const last = rowsOf<{ record_type: string; relation: string; n: number }>(
+      await handle.db.execute(sql`
+        select resource_manager || '/' || record_type as record_type,
+               coalesce((select c.relname from pg_class c
+                         where c.relfilenode = (regexp_match(block_ref, 'rel [0-9]+/[0-9]+/([0-9]+)'))[1]::oid), block_ref) as relation,
+               count(*)::int as n
+        from pg_get_wal_records_info(${start}::pg_lsn, ${end}::pg_lsn)
+        where resource_manager || '/' || record_type in ('Heap/LOCK', 'Heap/INSERT', 'Btree/INSERT_LEAF', 'Heap/HOT_UPDATE', 'Gist/PAGE_UPDATE')
+        group by 1, 2 order by 1, 3 desc`),
+    );
+    for (const row of last)
+      console.log(`  ${row.record_type.padEnd(20)} ${row.relation.padEnd(40)} ${(row.n / count).toFixed(2)} a booking`);
+    for (const row of stats)
+      console.log(
+        `  ${row.record_type.padEnd(28)} ${(row.count / count).toFixed(2).padStart(6)} a booking ${(row.record_size / count).toFixed(0).padStart(6)} B${row.fpi_size > 0 ? ` + ${(row.fpi_size / count).toFixed(0)} B full pages` : ""}`,
+      );
+  }
   if (statements) {
     const top = rowsOf<{ toplevel: boolean; calls: number; ms: number; query: string }>(
       await handle.db.execute(sql`
