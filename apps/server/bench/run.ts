@@ -24,6 +24,9 @@
 //                    15:30–16:00) from the cache rows' first date to a year after the misses' first,
 //                    read by every availability answer; compare the cache rows with a run without
 //                    (issue 38: within 10%). Printed with the world.
+//   --wal-records    after each bookings row, its WAL by record type a booking (pg_walinspect's
+//                    pg_get_wal_stats over the row's range; the extension is created in the database):
+//                    what the WAL row measures, record by record (docs/performance.md#what-a-booking-writes).
 //   --shared         add the row "bookings across 100 clinics, every provider shared with a second
 //                    clinic" (docs/shared-providers.md; the same as `shared` in --rows): a second
 //                    world of 100 clinics, seeded only then, whose clinic c's providers are also
@@ -109,6 +112,8 @@ interface Options {
   calendars: boolean;
   /** The bookings rows' load generator (--generator). */
   generator: "wrk" | "autocannon";
+  /** Print each bookings row's WAL by record type (--wal-records). */
+  walRecords: boolean;
   /** The folder of the safe-booking floor (minbook.sql, minbook-schema.sql); default shared/bench. */
   floorDir: string | undefined;
 }
@@ -143,6 +148,7 @@ function parseOptions(argv: string[]): Options {
     floorDir: values("floor").at(-1),
     calendars: argv.includes("--calendars"),
     generator: generatorOption(values("generator").at(-1)),
+    walRecords: argv.includes("--wal-records"),
   };
 }
 
@@ -307,6 +313,7 @@ async function runRow(database: DbHandle, id: RowId, workers: number, spec: Load
   const result = await runLoad(spec);
   const row: HttpRow = { id, name, ...result, load1: Math.max(before, load1()) };
   if (writes) row.walPerBooking = await walPerAppointment(database, writes);
+  if (writes && options.walRecords) await printWalRecords(database, writes);
   if (lookups) {
     const now = await cacheLookups(spec.base);
     row.cache = { hits: now.hits - lookups.hits, misses: now.misses - lookups.misses };
@@ -363,6 +370,25 @@ async function walPerAppointment(database: DbHandle, mark: { lsn: string; at: st
       (select count(*)::int from appointments where created_at >= ${mark.at}::timestamptz) as created`),
   );
   return row && row.created > 0 ? Math.round(row.bytes / row.created) : undefined;
+}
+
+/** The WAL since `mark` by record type, a booking (the appointments created since), largest first. */
+async function printWalRecords(database: DbHandle, mark: { lsn: string; at: string }): Promise<void> {
+  await database.db.execute(sql`create extension if not exists pg_walinspect`);
+  const stats = rowsOf<{ type: string; count: number; bytes: number; fpi: number; created: number }>(
+    await database.db.execute(sql`
+      select "resource_manager/record_type" as type, count::float8 as count, record_size::float8 as bytes,
+             fpi_size::float8 as fpi,
+             (select count(*)::int from appointments where created_at >= ${mark.at}::timestamptz) as created
+      from pg_get_wal_stats(${mark.lsn}::pg_lsn, pg_current_wal_lsn(), true)
+      where count > 0 order by record_size + fpi_size desc limit 16`),
+  );
+  for (const row of stats) {
+    const per = (n: number) => n / Math.max(1, row.created);
+    console.log(
+      `    ${row.type.padEnd(28)} ${per(row.count).toFixed(2).padStart(6)} a booking ${per(row.bytes).toFixed(0).padStart(6)} B${row.fpi > 0 ? ` + ${per(row.fpi).toFixed(0)} B full pages` : ""}`,
+    );
+  }
 }
 
 /**
